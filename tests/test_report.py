@@ -11,6 +11,12 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.log import (
+    convert_eval_logs,
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample_summaries,
+)
 from inspect_ai.model import ChatMessage, GenerateConfig
 
 from attunebench_inspect import attunebench
@@ -21,6 +27,7 @@ from attunebench_inspect.report.build import Report, build_report
 from attunebench_inspect.report.filters import FilterError, parse_filter
 from attunebench_inspect.report.html import to_html, write_plots
 from attunebench_inspect.report.logs import read_runs
+from attunebench_inspect.report.records import RunHeader, SampleRow, read_header, read_sample_rows
 from attunebench_inspect.report.render import to_json, to_markdown
 from attunebench_inspect.report.table import run_table
 
@@ -108,6 +115,35 @@ def test_newest_successful_log_wins(logs: Path, tmp_path: Path) -> None:
     keys = [(r.model, r.mode) for r in again.runs]
     assert len(keys) == len(set(keys))
     assert any(s.reason == "superseded by a newer successful log" for s in again.skipped)
+
+
+def test_fast_reader_agrees_with_inspects_reader(logs: Path, tmp_path: Path) -> None:
+    """Finished local .eval logs are read from their members directly; any other log through
+    Inspect's readers. Both give the same records, and the same report."""
+    locations = [info.name for info in list_eval_logs(str(logs))]
+    assert locations
+    for location in locations:
+        # As JSON: logged metrics can be NaN, which never equals itself.
+        header = read_eval_log(location, header_only=True)
+        assert (
+            read_header(location).model_dump_json()
+            == RunHeader.model_validate(header).model_dump_json()
+        )
+        if header.status == "success":
+            general = read_eval_log_sample_summaries(location)
+            assert [r.model_dump_json() for r in read_sample_rows(location)] == [
+                SampleRow.model_validate(s).model_dump_json() for s in general
+            ]
+    as_json = tmp_path / "json"
+    convert_eval_logs(str(logs), "json", str(as_json))
+    assert not list(as_json.glob("*.eval"))
+
+    def without_locations(report: Report) -> str:
+        return to_json(dataclasses.replace(report, runs=[], skipped=[]))
+
+    fast, general = build_report([logs], resamples=500), build_report([as_json], resamples=500)
+    assert without_locations(fast) == without_locations(general)
+    assert [(r.model, r.mode) for r in fast.runs] == [(r.model, r.mode) for r in general.runs]
 
 
 def test_distinguishability_and_paired_intervals(report: Report) -> None:

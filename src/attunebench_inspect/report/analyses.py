@@ -16,10 +16,9 @@ from numpy.typing import NDArray
 from scipy.stats import spearmanr, ttest_rel
 
 from ..score.metrics import composite
-from .bootstrap import Interval, mean_ci, resample_indices
-from .table import RunTable
+from .bootstrap import EMPTY, Interval, mean_ci, mean_cis, percentile_interval, replicate_means
+from .table import PILLARS, RunTable
 
-PILLARS = ("emotion_pillar", "evaluation_pillar", "holistic_pillar")
 CANONICAL = (
     "emotion_f1",
     "emotion_va",
@@ -65,21 +64,18 @@ class Settings:
     seed: int
 
 
-def _array(values: Sequence[float]) -> NDArray[np.float64]:
+def _array(values: Sequence[float] | NDArray[np.float64]) -> NDArray[np.float64]:
     return np.asarray(values, dtype=float)
 
 
 def composite_ci(table: RunTable, ids: list[str], settings: Settings) -> Interval:
     """The run Composite with the Composite recomputed from pillar means in every replicate."""
-    pillars = np.column_stack([_array(table.metric(p, ids)) for p in PILLARS])
-    estimate = composite(*np.nanmean(pillars, axis=0))
     if not ids:
-        return Interval(NAN, NAN, NAN, 0)
-    idx = resample_indices(len(ids), settings.resamples, settings.seed)
-    with np.errstate(invalid="ignore"):
-        means = np.nanmean(pillars[idx], axis=1)  # (resamples, 3)
-    replicates = composite(means[:, 0], means[:, 1], means[:, 2])
-    low, high = np.nanpercentile(replicates, [2.5, 97.5])
+        return EMPTY
+    pillars = np.column_stack([table.metric(p, ids) for p in PILLARS])
+    estimate = composite(*np.nanmean(pillars, axis=0))
+    means = replicate_means(pillars, settings.resamples, settings.seed)  # (resamples, 3)
+    low, high = percentile_interval(composite(means[:, 0], means[:, 1], means[:, 2]))
     return Interval(float(estimate), float(low), float(high), len(ids))
 
 
@@ -97,23 +93,23 @@ class LeaderRow:
 def leaderboard(
     tables: Sequence[RunTable], settings: Settings, metrics: Sequence[str]
 ) -> list[LeaderRow]:
-    rows = []
-    for table in tables:
-        ids = table.ids
-        rows.append(
-            LeaderRow(
-                model=table.label,
-                mode=table.mode,
-                composite=composite_ci(table, ids, settings),
-                metrics={
-                    m: mean_ci(
-                        table.metric(m, ids), resamples=settings.resamples, seed=settings.seed
-                    )
-                    for m in (*PILLARS, *metrics)
-                    if any(not math.isnan(v) for v in table.metric(m, ids))
-                },
-            )
+    # Every metric of every run in one bootstrap call: runs of a size share their draws.
+    cells = [(t, m) for t in tables for m in (*PILLARS, *metrics) if _any_value(t.metric(m))]
+    intervals = mean_cis(
+        [t.metric(m) for t, m in cells], resamples=settings.resamples, seed=settings.seed
+    )
+    per_table: dict[int, dict[str, Interval]] = {id(t): {} for t in tables}
+    for (t, m), interval in zip(cells, intervals, strict=True):
+        per_table[id(t)][m] = interval
+    rows = [
+        LeaderRow(
+            model=t.label,
+            mode=t.mode,
+            composite=composite_ci(t, t.ids, settings),
+            metrics=per_table[id(t)],
         )
+        for t in tables
+    ]
     return sorted(rows, key=lambda r: (r.mode, -_or_low(r.composite.estimate), r.model))
 
 
@@ -149,19 +145,9 @@ def _by_mode(tables: Sequence[RunTable], chance: bool = False) -> dict[str, list
     return {mode: sorted(ts, key=lambda t: t.label) for mode, ts in sorted(groups.items())}
 
 
-def _composites(table: RunTable, ids: list[str]) -> list[float]:
-    return [composite(*(table.conversations[i].values.get(p, NAN) for p in PILLARS)) for i in ids]
-
-
-def metric_values(table: RunTable, metric: str, ids: list[str]) -> list[float]:
-    """Per-conversation values; the Composite recomputed from each conversation's pillars."""
-    return _composites(table, ids) if metric == "composite" else table.metric(metric, ids)
-
-
-def _paired(a: RunTable, b: RunTable, metric: str, settings: Settings) -> Interval:
+def _differences(a: RunTable, b: RunTable, metric: str) -> NDArray[np.float64]:
     ids = shared_ids(a, b)
-    diffs = _array(metric_values(a, metric, ids)) - _array(metric_values(b, metric, ids))
-    return mean_ci(list(diffs), resamples=settings.resamples, seed=settings.seed)
+    return a.metric(metric, ids) - b.metric(metric, ids)
 
 
 def distinguishability(
@@ -169,13 +155,24 @@ def distinguishability(
     settings: Settings,
     metrics: Sequence[str] = ("composite", "pairwise_accuracy"),
 ) -> list[PairDifference]:
-    result = []
+    """Per pair of models, the paired bootstrap interval of the mean difference on their shared
+    conversations (every pair of a size resampled at once, with the same draws)."""
+    result: list[PairDifference] = []
     for mode, group in _by_mode(tables).items():
-        for a, b in itertools.combinations(group, 2):
-            for metric in metrics:
-                result.append(
-                    PairDifference(mode, metric, a.label, b.label, _paired(a, b, metric, settings))
-                )
+        pairs = list(itertools.combinations(group, 2))
+        intervals = {
+            metric: mean_cis(
+                [_differences(a, b, metric) for a, b in pairs],
+                resamples=settings.resamples,
+                seed=settings.seed,
+            )
+            for metric in metrics
+        }
+        result.extend(
+            PairDifference(mode, metric, a.label, b.label, intervals[metric][i])
+            for i, (a, b) in enumerate(pairs)
+            for metric in metrics
+        )
     return result
 
 
@@ -194,7 +191,7 @@ class Gap:
 
 
 def _gap(table: RunTable, first: str, second: str, label: str, settings: Settings) -> Gap:
-    a, b = _array(table.metric(first)), _array(table.metric(second))
+    a, b = table.metric(first), table.metric(second)
     keep = ~(np.isnan(a) | np.isnan(b))
     a, b = a[keep], b[keep]
     diff = 100 * (a - b)
@@ -222,11 +219,6 @@ def perspective_gaps(tables: Sequence[RunTable], settings: Settings) -> list[Gap
 # --- turn drift ---------------------------------------------------------------------------------
 
 
-def third(turn: int, count: int) -> int:
-    """0, 1 or 2: the third of the conversation a turn falls in."""
-    return min(2, (3 * (turn - 1)) // max(count, 1))
-
-
 @dataclass(frozen=True)
 class Drift:
     model: str
@@ -237,15 +229,15 @@ class Drift:
 
 
 def _drift_of(label: str, mode: str, group: Sequence[RunTable], metric: str) -> Drift:
-    buckets: list[list[float]] = [[], [], []]
-    for table in group:
-        for conv in table.conversations.values():
-            for turn in conv.turns:
-                value = turn.get(metric, NAN)
-                if not math.isnan(value):
-                    buckets[third(int(turn["turn"]), int(turn["turn_count"]))].append(value)
-    means = tuple(float(np.mean(b)) if b else NAN for b in buckets)
-    return Drift(label, mode, metric, means, tuple(len(b) for b in buckets))  # type: ignore[arg-type]
+    thirds = np.concatenate([t.turn_table[0] for t in group])
+    values = np.concatenate(
+        [t.turn_table[1].get(metric, np.full(t.turn_table[0].size, NAN)) for t in group]
+    )
+    keep = ~np.isnan(values)
+    counts = np.bincount(thirds[keep], minlength=3)
+    sums = np.bincount(thirds[keep], weights=values[keep], minlength=3)
+    means = tuple(float(s / c) if c else NAN for s, c in zip(sums, counts, strict=True))
+    return Drift(label, mode, metric, means, tuple(int(c) for c in counts))  # type: ignore[arg-type]
 
 
 def turn_drift(tables: Sequence[RunTable]) -> list[Drift]:
@@ -270,16 +262,15 @@ class SubgroupRow:
 
 
 def _independent_difference(
-    inside: Sequence[float], rest: Sequence[float], settings: Settings
+    inside: NDArray[np.float64], rest: NDArray[np.float64], settings: Settings
 ) -> Interval:
-    a, b = _array(inside), _array(rest)
-    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    a, b = inside[~np.isnan(inside)], rest[~np.isnan(rest)]
     if a.size == 0 or b.size == 0:
-        return Interval(NAN, NAN, NAN, 0)
-    ra = a[resample_indices(a.size, settings.resamples, settings.seed)].mean(axis=1)
-    rb = b[resample_indices(b.size, settings.resamples, settings.seed + 1)].mean(axis=1)
-    low, high = np.percentile(ra - rb, [2.5, 97.5])
-    return Interval(float(a.mean() - b.mean()), float(low), float(high), int(a.size + b.size))
+        return EMPTY
+    ra = replicate_means(a[:, None], settings.resamples, settings.seed)
+    rb = replicate_means(b[:, None], settings.resamples, settings.seed + 1)
+    low, high = percentile_interval(ra - rb)
+    return Interval(float(a.mean() - b.mean()), float(low[0]), float(high[0]), a.size + b.size)
 
 
 def compare_subgroup(
@@ -288,10 +279,11 @@ def compare_subgroup(
     rows = []
     for table in tables:
         inside = [i for i in table.ids if selects(table.conversations[i].facts)]
-        rest = [i for i in table.ids if i not in set(inside)]
+        chosen = set(inside)
+        rest = [i for i in table.ids if i not in chosen]
         for metric in SUBGROUP_METRICS:
-            values_in = metric_values(table, metric, inside)
-            values_out = metric_values(table, metric, rest)
+            values_in = table.metric(metric, inside)
+            values_out = table.metric(metric, rest)
             rows.append(
                 SubgroupRow(
                     table.label,
@@ -327,9 +319,7 @@ def capability_split(tables: Sequence[RunTable]) -> list[CapabilitySplit]:
     result = []
     for mode, group in _by_mode(tables).items():
         models = [t.label for t in group]
-        metrics = [
-            m for m in CANONICAL if any(not math.isnan(v) for t in group for v in t.metric(m))
-        ]
+        metrics = [m for m in CANONICAL if any(_any_value(t.metric(m)) for t in group)]
         means = {m: {t.label: _nanmean(t.metric(m)) for t in group} for m in metrics}
         ranks: dict[str, dict[str, int]] = {}
         leaders: dict[str, str] = {}
@@ -348,7 +338,11 @@ def capability_split(tables: Sequence[RunTable]) -> list[CapabilitySplit]:
     return result
 
 
-def _nanmean(values: Sequence[float]) -> float:
+def _any_value(values: NDArray[np.float64]) -> bool:
+    return bool(np.any(~np.isnan(values)))
+
+
+def _nanmean(values: Sequence[float] | NDArray[np.float64]) -> float:
     arr = _array(values)
     return float(np.nanmean(arr)) if np.any(~np.isnan(arr)) else NAN
 
@@ -379,10 +373,7 @@ def win_rates(tables: Sequence[RunTable]) -> list[WinRates]:
         rates: dict[str, dict[str, float]] = {t.label: {} for t in group}
         for a, b in itertools.permutations(group, 2):
             ids = shared_ids(a, b)
-            pa, pb = (
-                _array(a.metric("pairwise_accuracy", ids)),
-                _array(b.metric("pairwise_accuracy", ids)),
-            )
+            pa, pb = a.metric("pairwise_accuracy", ids), b.metric("pairwise_accuracy", ids)
             rates[a.label][b.label] = float(np.mean(pa > pb)) if ids else NAN
         result.append(WinRates(mode, [t.label for t in group], rates))
     return result
@@ -407,9 +398,7 @@ def mode_deltas(tables: Sequence[RunTable]) -> list[ModeDelta]:
             continue
         ids = shared_ids(table, base)
         for metric in ("composite", *PILLARS, *CANONICAL):
-            diff = _array(metric_values(table, metric, ids)) - _array(
-                metric_values(base, metric, ids)
-            )
+            diff = table.metric(metric, ids) - base.metric(metric, ids)
             if np.any(~np.isnan(diff)):
                 rows.append(
                     ModeDelta(table.label, table.mode, metric, float(np.nanmean(diff)), len(ids))
@@ -447,8 +436,8 @@ def operations(tables: Sequence[RunTable]) -> list[Operations]:
                 conversations=len(convs),
                 errored=dict(sorted(t.errors.items())),
                 parse_failure_rate=_nanmean(t.metric("parse_failure_rate")),
-                repaired_calls=float(np.nansum(_array(t.metric("repaired")))) if convs else 0.0,
-                judge_parse_failures=float(np.nansum(_array(t.metric("judge_parse_failures")))),
+                repaired_calls=float(np.nansum(t.metric("repaired"))) if convs else 0.0,
+                judge_parse_failures=float(np.nansum(t.metric("judge_parse_failures"))),
                 tokens_per_conversation={
                     k: float(np.mean([c.tokens.get(k, 0) for c in convs])) for k in kinds
                 },

@@ -6,13 +6,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspect_ai.log import (
-    EvalLog,
-    EvalSampleSummary,
-    list_eval_logs,
-    read_eval_log,
-    read_eval_log_sample_summaries,
-)
+from inspect_ai.log import list_eval_logs
+
+from .records import RunHeader, SampleRow, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
 
@@ -23,11 +19,11 @@ class Run:
     at a time, so many large runs never sit in memory together."""
 
     location: str
-    header: EvalLog
+    header: RunHeader
 
     @property
-    def samples(self) -> list[EvalSampleSummary]:
-        return read_eval_log_sample_summaries(self.location)
+    def samples(self) -> list[SampleRow]:
+        return read_sample_rows(self.location)
 
     @property
     def task(self) -> str:
@@ -46,7 +42,7 @@ class Run:
     def key(self) -> tuple[str, str, str]:
         return (self.task, self.model, self.mode)
 
-    def scored(self) -> list[EvalSampleSummary]:
+    def scored(self) -> list[SampleRow]:
         """The sample-epochs that were scored (errored ones are left out, and counted)."""
         return [s for s in self.samples if s.scores and COMPOSITE_SCORER in s.scores]
 
@@ -71,7 +67,7 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
     return files
 
 
-def _is_attunebench(header: EvalLog) -> bool:
+def _is_attunebench(header: RunHeader) -> bool:
     return "codebook_sha256" in (header.eval.metadata or {})
 
 
@@ -81,10 +77,10 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
     `inspect eval-retry` writes a new log beside the failed one; the newest success wins. A log
     that did not succeed (or whose every sample errored) is listed with its reason, not read.
     """
-    newest: dict[tuple[str, str, str], tuple[str, EvalLog]] = {}
+    newest: dict[tuple[str, str, str], tuple[str, RunHeader]] = {}
     skipped: list[Skipped] = []
     for location in log_files(paths):
-        header = read_eval_log(location, header_only=True)
+        header = read_header(location)
         if not _is_attunebench(header):
             continue
         if header.status != "success":
@@ -111,9 +107,7 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
     return runs, skipped
 
 
-def score_values(
-    samples: Iterable[EvalSampleSummary], scorer: str
-) -> dict[str, list[dict[str, float]]]:
+def score_values(samples: Iterable[SampleRow], scorer: str) -> dict[str, list[dict[str, float]]]:
     """Per conversation id, the scorer's value dict of every epoch."""
     values: dict[str, list[dict[str, float]]] = {}
     for sample in samples:

@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
-from inspect_ai.log import EvalSampleSummary
+import numpy as np
+from numpy.typing import NDArray
 
-from ..score.metrics import nanmean
+from ..score.metrics import composite, nanmean
 from .logs import COMPOSITE_SCORER, Run
+from .records import SampleRow
 
 CHANCE_MODEL = "attunebench/random"
+PILLARS = ("emotion_pillar", "evaluation_pillar", "holistic_pillar")
 SUBGROUP_KEYS = (
     "category",
     "subtopic",
@@ -54,21 +58,59 @@ class RunTable:
     def label(self) -> str:
         return "chance" if self.model == CHANCE_MODEL else self.model
 
-    @property
+    @cached_property
     def ids(self) -> list[str]:
         return sorted(self.conversations)
 
-    def metric(self, key: str, ids: list[str] | None = None) -> list[float]:
-        chosen = self.ids if ids is None else ids
-        return [self.conversations[i].values.get(key, float("nan")) for i in chosen]
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {i: n for n, i in enumerate(self.ids)}
+
+    @cached_property
+    def _columns(self) -> dict[str, NDArray[np.float64]]:
+        # Filled on demand: a report over many runs reads each column many times (every pair of
+        # models, every subgroup), so each is built from the conversation dicts once.
+        return {}
+
+    def metric(self, key: str, ids: list[str] | None = None) -> NDArray[np.float64]:
+        """Per-conversation values in `ids` order (default: all, sorted), NaN where absent.
+        "composite" is each conversation's Composite, recomputed from its pillars."""
+        column = self._columns.get(key)
+        if column is None:
+            column = self._build_column(key)
+            column.flags.writeable = False
+            self._columns[key] = column
+        if ids is None or ids == self.ids:
+            return column
+        return column[[self._position[i] for i in ids]]
+
+    def _build_column(self, key: str) -> NDArray[np.float64]:
+        if key == "composite":
+            return composite(*(self.metric(p) for p in PILLARS))
+        nan = float("nan")
+        return np.array([self.conversations[i].values.get(key, nan) for i in self.ids])
+
+    @cached_property
+    def turn_table(self) -> tuple[NDArray[np.int_], dict[str, NDArray[np.float64]]]:
+        """Every turn of every conversation: its conversation third (0, 1, 2) and, per turn-level
+        metric, its values (NaN where absent)."""
+        turns = [t for i in self.ids for t in self.conversations[i].turns]
+        number = np.array([t["turn"] for t in turns], dtype=int)
+        count = np.array([t["turn_count"] for t in turns], dtype=int)
+        thirds = np.minimum(2, (3 * (number - 1)) // np.maximum(count, 1))
+        keys = {k for t in turns for k in t} - {"turn", "turn_count"}
+        nan = float("nan")
+        return thirds, {k: np.array([t.get(k, nan) for t in turns]) for k in sorted(keys)}
 
 
 def _mean_dicts(dicts: list[dict[str, float]]) -> dict[str, float]:
+    if len(dicts) == 1:  # one epoch, the usual case: nothing to average
+        return dicts[0]
     keys = sorted({k for d in dicts for k in d})
     return {k: nanmean([d[k] for d in dicts if k in d]) for k in keys}
 
 
-def _values(summary: EvalSampleSummary) -> dict[str, float]:
+def _values(summary: SampleRow) -> dict[str, float]:
     values: dict[str, float] = {}
     for score in (summary.scores or {}).values():
         if isinstance(score.value, dict):
@@ -78,7 +120,7 @@ def _values(summary: EvalSampleSummary) -> dict[str, float]:
     return values
 
 
-def _turns(summary: EvalSampleSummary) -> dict[int, dict[str, float]]:
+def _turns(summary: SampleRow) -> dict[int, dict[str, float]]:
     metadata = (summary.scores or {})[COMPOSITE_SCORER].metadata or {}
     return {
         int(v["turn"]): {k: float(x) for k, x in v.items()}
@@ -87,19 +129,16 @@ def _turns(summary: EvalSampleSummary) -> dict[int, dict[str, float]]:
     }
 
 
-def _tokens(summary: EvalSampleSummary) -> dict[str, int]:
-    usage = summary.role_usage or summary.model_usage
+def _tokens(summary: SampleRow) -> dict[str, int]:
     totals: dict[str, int] = defaultdict(int)
-    for item in usage.values():
-        totals["input"] += item.input_tokens
-        totals["output"] += item.output_tokens
-        totals["cache_read"] += item.input_tokens_cache_read or 0
-        totals["cache_write"] += item.input_tokens_cache_write or 0
+    for usage in (summary.role_usage or summary.model_usage).values():
+        for kind, count in usage.counts().items():
+            totals[kind] += count
     return dict(totals)
 
 
 def run_table(run: Run) -> RunTable:
-    by_id: dict[str, list[EvalSampleSummary]] = defaultdict(list)
+    by_id: dict[str, list[SampleRow]] = defaultdict(list)
     errors: dict[str, str] = {}
     for summary in run.samples:
         if summary.scores and COMPOSITE_SCORER in summary.scores:
@@ -126,16 +165,8 @@ def run_table(run: Run) -> RunTable:
         )
     for sample_id in by_id:
         errors.pop(sample_id, None)
-    usage = {
-        role: {
-            "input": u.input_tokens,
-            "output": u.output_tokens,
-            "cache_read": u.input_tokens_cache_read or 0,
-            "cache_write": u.input_tokens_cache_write or 0,
-        }
-        for role, u in sorted((run.header.stats.role_usage or run.header.stats.model_usage).items())
-    }
     stats = run.header.stats
+    usage = {r: u.counts() for r, u in sorted((stats.role_usage or stats.model_usage).items())}
     wall = float("nan")
     if stats.started_at and stats.completed_at:
         wall = (

@@ -11,8 +11,10 @@ import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import kendalltau
 
@@ -308,8 +310,11 @@ def pillars(
     }
 
 
-def composite(emotion: float, evaluation: float, holistic: float) -> float:
-    """100 x (0.24 E + 0.49 Q + 0.27 H)."""
+Pillar = TypeVar("Pillar", float, NDArray[np.float64])
+
+
+def composite(emotion: Pillar, evaluation: Pillar, holistic: Pillar) -> Pillar:
+    """100 x (0.24 E + 0.49 Q + 0.27 H), of one conversation or elementwise over arrays."""
     w = COMPOSITE_WEIGHTS
     return 100 * (w["emotion"] * emotion + w["evaluation"] * evaluation + w["holistic"] * holistic)
 
