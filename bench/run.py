@@ -1,10 +1,12 @@
 """Speed and cost of an AttuneBench run, measured against a local OpenAI-compatible endpoint.
 
-For each connection count, with and without judge: calls, wall time, the bound
-max(critical path, calls x latency / connections), their ratio, peak in-flight calls, framework
-overhead per call, input tokens per conversation and the share of input in a prefix shared with
-another call of the same conversation (what provider prefix caches can reuse). Then the time and
-peak memory of `attunebench report` over many logs. Results go to bench/RESULTS.md.
+For each connection count: calls, wall time, the bound max(critical path, calls x latency /
+connections), their ratio, peak in-flight calls and the CPU the run's process spends per call
+(framework overhead), for default mode with and without judge, without Inspect's realtime event
+log, and for a floor task that makes as many calls with a one-line prompt (Inspect and the client
+alone); input tokens per conversation and the share of input in a prefix shared with another call
+of the same conversation (what provider prefix caches can reuse). Then the time and peak memory of
+`attunebench report` over many logs. Results go to bench/RESULTS.md.
 
     bench/run                           # the defaults below
     bench/run --conversations 200 --latency 2 --connections 16,64,256
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import multiprocessing
 import os
 import platform
 import random
@@ -25,12 +29,18 @@ import tempfile
 import time
 import zipfile
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import eval
+from inspect_ai import Task, eval, task
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import collect
 
 from attunebench_inspect import attunebench
 from attunebench_inspect._bundled import bundled_conversations_dir
@@ -38,16 +48,22 @@ from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig, Req
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "openai-api/bench/local"
+NAN = float("nan")
 
 
 def scale_dataset(n: int, folder: Path, seed: int = 0) -> Path:
-    """`n` conversations resampled from the bundled set, with fresh IDs (never committed)."""
+    """`n` conversations resampled from the bundled set with fresh IDs (never committed).
+
+    Each copy's first participant message is tagged with its ID, so no two conversations are
+    identical, as in real data: identical copies would share whole prompts and inflate the
+    measured cacheable share."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = sorted(bundled_conversations_dir().glob("*.json"))
     rng = random.Random(seed)
     for i in range(n):
         data = json.loads(rng.choice(sources).read_text(encoding="utf-8"))
         data["conversationId"] = f"bench-{i:05d}"
+        data["turns"][0]["userMessage"] = f"(bench-{i:05d}) " + data["turns"][0]["userMessage"]
         (folder / f"bench-{i:05d}.json").write_text(json.dumps(data), encoding="utf-8")
     return folder
 
@@ -62,11 +78,15 @@ def _serial(messages: list[dict[str, Any]]) -> str:
 
 
 def _common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    # Binary search on slice equality: string comparison runs in C, a character loop does not.
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _conversation_key(messages: list[dict[str, Any]]) -> str:
@@ -97,14 +117,52 @@ def cacheable_share(records: list[RequestRecord]) -> float:
 
 
 @dataclass(frozen=True)
+class Variant:
+    name: str
+    judge: bool = False
+    log_realtime: bool = True
+    floor: bool = False
+    """Not AttuneBench: the same number of calls with a one-line prompt and no schema, so the
+    CPU per call is Inspect's and the client's alone, the floor under ours."""
+
+
+VARIANTS = (
+    Variant("AttuneBench"),
+    Variant("AttuneBench + judge", judge=True),
+    Variant("AttuneBench, --no-log-realtime", log_realtime=False),
+    Variant("Inspect floor", floor=True),
+)
+
+
+@solver
+def fan_out(calls: int) -> Solver:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        await collect(*(model.generate("Reply with one word.") for _ in range(calls)))
+        return state
+
+    return solve
+
+
+@task
+def floor_task(conversations: int, calls: int) -> Task:
+    return Task(
+        dataset=MemoryDataset([Sample(id=i, input="-") for i in range(conversations)]),
+        solver=fan_out(calls),
+    )
+
+
+@dataclass(frozen=True)
 class RunResult:
     connections: int
-    judge: bool
+    variant: str
     calls: int
     wall: float
     bound: float
     peak_in_flight: int
-    overhead_per_call: float
+    cpu_per_call: float
+    """CPU seconds the run's own process spent per call (the framework overhead): start-up,
+    prompts, the client, Inspect's event and log machinery, parsing, scoring."""
     input_tokens_per_conversation: float
     cacheable: float
 
@@ -113,49 +171,78 @@ class RunResult:
         return self.wall / self.bound
 
 
+def _serve(config: EndpointConfig, pipe: Connection) -> None:
+    with Endpoint(config) as endpoint:
+        pipe.send(endpoint.base_url)
+        pipe.recv()  # until the run is over
+    pipe.send(endpoint.records)
+
+
+@contextmanager
+def endpoint_process(config: EndpointConfig) -> Iterator[tuple[str, list[RequestRecord]]]:
+    """The endpoint in its own process, as a provider is: its request handling must not take
+    the interpreter lock from the run being measured. Yields its base URL and, once the block
+    is over, its records."""
+    ours, theirs = multiprocessing.Pipe()
+    server = multiprocessing.get_context("spawn").Process(
+        target=_serve, args=(config, theirs), daemon=True
+    )
+    server.start()
+    records: list[RequestRecord] = []
+    try:
+        yield str(ours.recv()), records
+    finally:
+        ours.send("stop")
+        records.extend(ours.recv())
+        server.join()
+
+
 def run_once(
     data: Path,
     conversations: int,
     connections: int,
-    judge: bool,
+    variant: Variant,
     latency: float,
     jitter: float,
     logs: Path,
+    floor_calls: int = 20,
 ) -> RunResult:
     config = EndpointConfig(latency=latency, jitter=jitter, seed=connections)
-    with Endpoint(config) as endpoint:
+    with endpoint_process(config) as (base_url, records):
         # A fresh client per endpoint (Inspect memoizes models by name), through the real
         # openai-api provider.
-        model = get_model(MODEL, base_url=endpoint.base_url, api_key="local", memoize=False)
-        roles = {"judge": model} if judge else None
-        start = time.monotonic()
+        model = get_model(MODEL, base_url=base_url, api_key="local", memoize=False)
+        evaluated = (
+            floor_task(conversations, floor_calls) if variant.floor else attunebench(data=str(data))
+        )
+        start, cpu = time.monotonic(), time.process_time()
         log = eval(
-            attunebench(data=str(data)),
+            evaluated,
             model=model,
-            model_roles=roles,
+            model_roles={"judge": model} if variant.judge else None,
             max_connections=connections,
             display="none",
             log_dir=str(logs),
+            log_realtime=variant.log_realtime,
             max_samples=conversations,
         )[0]
-        wall = time.monotonic() - start
-        records = list(endpoint.records)
+        wall, cpu = time.monotonic() - start, time.process_time() - cpu
     assert log.status == "success", log.error
     calls = len(records)
     mean_latency = sum(r.end - r.start for r in records) / calls
-    critical = (2 if judge else 1) * (latency + jitter)
+    critical = (2 if variant.judge else 1) * (latency + jitter)
     bound = max(critical, calls * mean_latency / connections)
     input_tokens = sum(r.prompt_tokens for r in records)
     return RunResult(
         connections=connections,
-        judge=judge,
+        variant=variant.name,
         calls=calls,
         wall=wall,
         bound=bound,
         peak_in_flight=max(r.in_flight for r in records),
-        overhead_per_call=(wall * connections - sum(r.end - r.start for r in records)) / calls,
+        cpu_per_call=cpu / calls,
         input_tokens_per_conversation=input_tokens / conversations,
-        cacheable=cacheable_share(records),
+        cacheable=NAN if variant.floor else cacheable_share(records),
     )
 
 
@@ -224,22 +311,28 @@ def main() -> None:
     try:
         if not args.skip_runs:
             data = scale_dataset(args.conversations, work / "data")
-            for judge in (False, True):
+            calls_per_conversation = 0
+            for variant in VARIANTS:
                 for connections in (int(c) for c in args.connections.split(",")):
                     result = run_once(
                         data,
                         args.conversations,
                         connections,
-                        judge,
+                        variant,
                         args.latency,
                         args.jitter,
                         work / "logs",
+                        # The floor makes as many calls as AttuneBench without judge did.
+                        floor_calls=calls_per_conversation,
                     )
+                    if variant == VARIANTS[0]:
+                        calls_per_conversation = round(result.calls / args.conversations)
                     results.append(result)
                     print(
-                        f"connections {connections} judge {judge}: {result.calls} calls, "
+                        f"{variant.name}, {connections} connections: {result.calls} calls, "
                         f"{result.wall:.1f} s, bound {result.bound:.1f} s, "
-                        f"ratio {result.ratio:.2f}",
+                        f"ratio {result.ratio:.2f}, CPU per call "
+                        f"{1000 * result.cpu_per_call:.1f} ms",
                         flush=True,
                     )
         report = report_benchmark(args.report_logs, args.report_conversations, args.resamples, work)
@@ -265,15 +358,15 @@ def write_results(
             f"## Runs: {args.conversations} conversations (resampled from the bundled set), "
             f"default mode, latency {args.latency} s ± {args.jitter} s per call",
             "",
-            "| connections | judge | calls | wall s | bound s | wall / bound | peak in flight | "
-            "overhead per call ms | input tokens / conversation | cacheable input share |",
+            "| run | connections | calls | wall s | bound s | wall / bound | peak in flight | "
+            "CPU per call ms | input tokens / conversation | cacheable input share |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {r.connections} | {'yes' if r.judge else 'no'} | {r.calls} | {r.wall:.1f} | "
+            f"| {r.variant} | {r.connections} | {r.calls} | {r.wall:.1f} | "
             f"{r.bound:.1f} | {r.ratio:.2f} | {r.peak_in_flight} | "
-            f"{1000 * r.overhead_per_call:.1f} | {r.input_tokens_per_conversation:.0f} | "
-            f"{100 * r.cacheable:.1f}% |"
+            f"{1000 * r.cpu_per_call:.1f} | {r.input_tokens_per_conversation:.0f} | "
+            f"{'-' if math.isnan(r.cacheable) else f'{100 * r.cacheable:.1f}%'} |"
             for r in results
         ]
         lines.append("")

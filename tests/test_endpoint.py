@@ -12,6 +12,7 @@ from inspect_ai.model import get_model
 
 from attunebench_inspect import attunebench
 from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
+from attunebench_inspect.data.samples import visible_of
 
 MODEL = "openai-api/local/endpoint"
 
@@ -51,7 +52,7 @@ def test_openai_compatible_endpoint_end_to_end(
     endpoint = serve(EndpointConfig(max_seconds=120))
     log = _run(endpoint, small_dataset(2))
     assert log.samples is not None
-    turns = [len(s.metadata["conversation"]["turns"]) for s in log.samples]
+    turns = [len(visible_of(s.metadata).turns) for s in log.samples]
     assert len(endpoint.records) == sum(4 * t + 1 for t in turns)
     # The schema travelled as response_format, so every structured answer parsed first time.
     assert {r.schema for r in endpoint.records} == {
@@ -114,5 +115,5 @@ def test_transport_faults_are_retried_and_nothing_is_lost(
     if fault != "truncated":
         # Only the failed attempts were repeated: every call was answered exactly once.
         answered = [r for r in endpoint.records if r.fault is None]
-        turns = [len(s.metadata["conversation"]["turns"]) for s in log.samples]
+        turns = [len(visible_of(s.metadata).turns) for s in log.samples]
         assert len(answered) == sum(4 * t + 1 for t in turns)

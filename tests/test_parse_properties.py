@@ -7,8 +7,10 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from inspect_ai.util import JSONSchema, json_schema
 
 from attunebench_inspect.baselines.providers import RandomFill
 from attunebench_inspect.data import load_codebook
@@ -175,3 +177,37 @@ def test_judge_outputs(case: tuple[str, bool | None]) -> None:
 def test_drafts_never_raise(text: str) -> None:
     parsed = parse_draft(text)
     assert parsed.ok == bool(text.strip())
+
+
+def _reference_wire(schema: JSONSchema) -> JSONSchema:
+    """The wire schema derived from pydantic's schema of the whole model in one go."""
+    if schema.anyOf is not None:
+        rest = [s for s in schema.anyOf if s.type != "null"]
+        if len(rest) == 1:
+            schema = rest[0].model_copy(update={"description": schema.description})
+    updates: dict[str, Any] = {"default": None}
+    if schema.properties:
+        updates["properties"] = {k: _reference_wire(v) for k, v in schema.properties.items()}
+        updates["additionalProperties"] = False
+    return schema.model_copy(update=updates)
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_wire_schemas_assembled_by_parts_equal_pydantics(verbose: bool) -> None:
+    schemas = [
+        emotion_schema(QUESTIONS, verbose),
+        binary_hp_schema(QUESTIONS, verbose),
+        pairwise_schema((("c01", "1", "2"), ("c02", "2", "3")), verbose),
+        post_schema(
+            tuple(CODEBOOK.q1_options),
+            tuple(CODEBOOK.q2_options),
+            tuple(CODEBOOK.q3_options),
+            tuple(CODEBOOK.follow_up_options),
+            verbose,
+        ),
+        judge_schema(QUESTIONS),
+    ]
+    for schema in schemas:
+        assembled = schema.response_schema.json_schema.model_dump(exclude_none=True)
+        reference = _reference_wire(json_schema(schema.model)).model_dump(exclude_none=True)
+        assert assembled == reference, schema.call

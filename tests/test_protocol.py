@@ -18,6 +18,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig
 
 from attunebench_inspect import attunebench, default
 from attunebench_inspect.data.panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
+from attunebench_inspect.data.samples import visible_of
 from attunebench_inspect.solve import MODES
 from attunebench_inspect.solve.prompts import JUDGE_SYSTEM
 
@@ -53,7 +54,7 @@ def records(log: EvalLog) -> list[dict[str, dict[str, Any]]]:
 
 def turn_counts(log: EvalLog) -> list[int]:
     assert log.samples is not None
-    return [len(s.metadata["conversation"]["turns"]) for s in log.samples]
+    return [len(visible_of(s.metadata).turns) for s in log.samples]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
+from scipy.stats import kendalltau
 
 from attunebench_inspect import attunebench
 from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, load_conversations, split
+from attunebench_inspect.data.samples import visible_of
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation
 from attunebench_inspect.report.bootstrap import mean_ci
 from attunebench_inspect.report.composite import agrees, run_composite
@@ -178,6 +183,16 @@ def _oracle_records(
     return records
 
 
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=6))
+def test_tau_b_agrees_with_scipy(pairs: list[tuple[int, int]]) -> None:
+    x, y = [p[0] for p in pairs], [p[1] for p in pairs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns where a ranking is constant
+        expected = float(kendalltau(x, y).statistic)
+    got = m.tau_b(x, y)
+    assert (math.isnan(got) and math.isnan(expected)) or got == pytest.approx(expected)
+
+
 def test_oracle_scores_maximum_on_every_bundled_conversation(codebook: Codebook) -> None:
     loaded = load_conversations(BUNDLED, codebook)
     for item in loaded.conversations:
@@ -311,7 +326,7 @@ def test_rejudge_scorer_judges_stored_drafts(small_dataset: Callable[[int], Path
     assert rescored.samples is not None
     metadata = rescored.samples[0].scores["draft_rejudge"].metadata or {}
     assert metadata["judge"] == "attunebench/majority"
-    assert len(metadata["judgements"]) == len(rescored.samples[0].metadata["conversation"]["turns"])
+    assert len(metadata["judgements"]) == len(visible_of(rescored.samples[0].metadata).turns)
 
 
 def test_rejudge_without_a_judge_is_a_clear_error(small_dataset: Callable[[int], Path]) -> None:

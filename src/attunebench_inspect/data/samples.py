@@ -39,7 +39,9 @@ def to_sample(conv: Conversation) -> Sample:
         ),
         target=truth.model_dump_json(),
         metadata={
-            CONVERSATION_KEY: visible.model_dump(mode="json"),
+            # As one JSON string, not a tree: Inspect deep-copies a sample's metadata into every
+            # score of every metric and walks it for every logged event; a string is one leaf.
+            CONVERSATION_KEY: visible.model_dump_json(),
             **subgroup_metadata(conv),
         },
     )
@@ -51,7 +53,7 @@ def to_dataset(result: LoadResult, name: str) -> MemoryDataset:
 
 
 def visible_of(metadata: dict[str, object]) -> VisibleConversation:
-    return VisibleConversation.model_validate(metadata[CONVERSATION_KEY])
+    return VisibleConversation.model_validate_json(str(metadata[CONVERSATION_KEY]))
 
 
 def truth_of(target: str) -> GroundTruth:

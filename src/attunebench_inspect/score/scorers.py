@@ -8,6 +8,7 @@ reports, ride in the Composite score's metadata.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 from inspect_ai.scorer import (
     Metric,
@@ -75,15 +76,27 @@ def records_of(state_store: Store) -> dict[tuple[CallType, int | None], CallReco
     return records
 
 
+# Every scorer of a sample scores the same records: they are scored once per sample state.
+_SCORED: WeakKeyDictionary[TaskState, tuple[tuple[str, str | None], ConversationScores]] = (
+    WeakKeyDictionary()
+)
+
+
 def conversation_scores(
     state: TaskState, target: Target, codebook: str | None
 ) -> ConversationScores:
-    return score_conversation(
+    key = (target.text, codebook)
+    cached = _SCORED.get(state)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    scores = score_conversation(
         truth_of(target.text),
         records_of(state.store),
         q3_options=cached_codebook(codebook).q3_options,
         judged=judge_of(state.store) is not None,
     )
+    _SCORED[state] = (key, scores)
+    return scores
 
 
 def _value(sample: SampleScore, key: str) -> float:

@@ -3,6 +3,10 @@
 Every turn is analysed concurrently (the protocol never feeds predictions back), and within a turn
 only draft -> judge is a chain; the post-conversation call runs beside the turns. Each call's raw
 answer, parsed prediction and status go to the store; the scorers read only that.
+
+Records are written to the store when the walk ends, not as each call returns: Inspect copies
+and diffs the whole store at the start and end of every span, so writes during concurrent turn
+spans cost time quadratic in the record count and log every record once per open span.
 """
 
 from __future__ import annotations
@@ -131,6 +135,7 @@ class ConversationWalk:
         self.em = em
         self.judge = judge
         self.system = ChatMessageSystem(content=prompts.analyst_system(conv, spec))
+        self.records: list[CallRecord] = []
 
     def _analysis(
         self, upto: int, task: str, *, include_last_reply: bool = False
@@ -153,11 +158,11 @@ class ConversationWalk:
             messages.append(ChatMessageAssistant(content=earlier.om_response))
         messages.append(ChatMessageUser(content=turn.user_message))
         draft = await ask(self.em, messages, None, call="draft", turn=turn.turn_number)
-        save(draft)
+        self.records.append(draft)
         # An unusable draft is scored as wrong without spending a judge call on it.
         if self.judge is None or draft.prediction is None:
             return
-        save(
+        self.records.append(
             await ask(
                 self.judge,
                 judge_messages(self.conv, turn, draft.prediction["text"], self.codebook),
@@ -168,7 +173,7 @@ class ConversationWalk:
         )
 
     async def emotion(self, turn: VisibleTurn) -> None:
-        save(
+        self.records.append(
             await ask(
                 self.em,
                 self._analysis(
@@ -181,7 +186,7 @@ class ConversationWalk:
         )
 
     async def binary_hp(self, turn: VisibleTurn) -> None:
-        save(
+        self.records.append(
             await ask(
                 self.em,
                 self._analysis(
@@ -209,7 +214,7 @@ class ConversationWalk:
             keys[cid] = comparison.key
         labelled = [(label, turn.response(source)) for label, source in labels.items()]
         task = prompts.pairwise_task(turn, self.codebook, self.spec, labelled, choices, questions)
-        save(
+        self.records.append(
             await ask(
                 self.em,
                 self._analysis(turn.turn_number, task),
@@ -224,7 +229,7 @@ class ConversationWalk:
 
     async def post(self) -> None:
         cb = self.codebook
-        save(
+        self.records.append(
             await ask(
                 self.em,
                 self._analysis(
@@ -259,6 +264,8 @@ class ConversationWalk:
                 await self.post()
 
         await collect(*(self.turn(t) for t in self.conv.turns), post())
+        for record in self.records:
+            save(record)
 
 
 @solver
