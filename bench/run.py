@@ -21,7 +21,6 @@ import multiprocessing
 import os
 import platform
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -49,6 +48,8 @@ from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig, Req
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "openai-api/bench/local"
 NAN = float("nan")
+RUNS_HEADING = "## Runs"
+REPORT_HEADING = "## Report"
 
 
 def scale_dataset(n: int, folder: Path, seed: int = 0) -> Path:
@@ -266,7 +267,10 @@ def report_benchmark(logs: int, conversations: int, resamples: int, work: Path) 
                 document = json.loads(copy[name])
                 document["eval"]["model"] = f"bench/model-{k:02d}"
                 copy[name] = json.dumps(document).encode()
-        with zipfile.ZipFile(folder / f"run-{k:02d}.eval", "w", zipfile.ZIP_DEFLATED) as out:
+        # Named as Inspect names logs ({timestamp}_{task}_{id}.eval): other names make Inspect's
+        # listing open every log to find its task.
+        name = f"2026-01-01T00-00-{k:02d}+00-00_attunebench-default_bench{k:02d}.eval"
+        with zipfile.ZipFile(folder / name, "w", zipfile.ZIP_DEFLATED) as out:
             for name, content in copy.items():
                 out.writestr(name, content)
     command = [
@@ -281,9 +285,13 @@ def report_benchmark(logs: int, conversations: int, resamples: int, work: Path) 
         str(work / "r.json"),
     ]
     start = time.monotonic()
-    subprocess.run(command, check=True, capture_output=True)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The report process's own peak, not that of every child so far (the endpoints).
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.monotonic() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"attunebench report failed: {' '.join(command)}")
+    peak_kb = usage.ru_maxrss
     return {
         "seconds": seconds,
         "peak_rss_mb": peak_kb / 1024,
@@ -302,7 +310,11 @@ def main() -> None:
     parser.add_argument("--report-logs", type=int, default=33)
     parser.add_argument("--report-conversations", type=int, default=200)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--skip-runs", action="store_true", help="only the report benchmark")
+    parser.add_argument(
+        "--skip-runs",
+        action="store_true",
+        help="only the report benchmark (the runs section of the results file is kept)",
+    )
     parser.add_argument("--output", default=str(ROOT / "bench" / "RESULTS.md"))
     args = parser.parse_args()
 
@@ -353,9 +365,14 @@ def write_results(
         f"{platform.python_version()}; measured {time.strftime('%Y-%m-%d')}.",
         "",
     ]
+    if not results and path.exists():
+        previous = path.read_text(encoding="utf-8")
+        if RUNS_HEADING in previous and REPORT_HEADING in previous:
+            start = previous.index(RUNS_HEADING)
+            lines += [previous[start : previous.index(REPORT_HEADING)].rstrip(), ""]
     if results:
         lines += [
-            f"## Runs: {args.conversations} conversations (resampled from the bundled set), "
+            f"{RUNS_HEADING}: {args.conversations} conversations (resampled from the bundled set), "
             f"default mode, latency {args.latency} s ± {args.jitter} s per call",
             "",
             "| run | connections | calls | wall s | bound s | wall / bound | peak in flight | "
@@ -371,7 +388,7 @@ def write_results(
         ]
         lines.append("")
     lines += [
-        "## Report",
+        REPORT_HEADING,
         "",
         f"`attunebench report` over {report['logs']:.0f} logs x {report['conversations']:.0f} "
         f"conversations, {report['resamples']:.0f} resamples: {report['seconds']:.1f} s, "
