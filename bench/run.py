@@ -39,7 +39,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task, eval, task
+from inspect_ai import Task, eval, task, task_with
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
     ChatMessage,
@@ -70,6 +70,7 @@ PROCESSES_HEADING = "## Processes"
 REPLAY_HEADING = "## Suite and replay"
 SUITE = "suite"
 REPLAY = "replay"
+UNSCORED = "unscored"
 
 
 def scale_dataset(n: int, folder: Path, seed: int = 0) -> Path:
@@ -140,6 +141,10 @@ class Variant:
     plain Inspect `generate`, each conversation's all at once as the suite sends them. The same
     traffic without our prompts, parsing, store and scoring: the suite's overhead over it is
     ours."""
+    scored: bool = True
+    """False: the suite with its scorers taken off (`task_with(scorer=[])`), so suite less this
+    is what scoring costs: our metric functions, and Inspect's scorer spans, score events,
+    reducers and live metrics over them."""
 
 
 VARIANTS = (
@@ -148,6 +153,7 @@ VARIANTS = (
     Variant("no-log-realtime", "AttuneBench, --no-log-realtime", log_realtime=False),
     Variant("floor", "Inspect floor", floor=True),
     Variant(REPLAY, "Inspect replay of the suite's requests", replay=True),
+    Variant(UNSCORED, "AttuneBench without scorers", scored=False),
 )
 
 
@@ -292,6 +298,8 @@ def run_once(
             evaluated = replay_task(len(replayed))
         else:
             evaluated = attunebench(data=str(data))
+            if not variant.scored:
+                evaluated = task_with(evaluated, scorer=[])
         start, cpu = time.monotonic(), time.process_time()
         log = eval(
             evaluated,
@@ -441,13 +449,14 @@ def main() -> None:
 
 
 def replay_section(results: list[RunResult]) -> list[str]:
-    """Suite against the replay of its own requests, per connection count where both ran."""
+    """Suite against the replay of its own requests, per connection count where both ran, with
+    the unscored suite beside them where it ran too (scoring's share of the difference)."""
     by = {(r.variant, r.connections): r for r in results}
-    suite_name, replay_name = (
-        next(v.name for v in VARIANTS if v.key == k) for k in (SUITE, REPLAY)
+    suite_name, replay_name, unscored_name = (
+        next(v.name for v in VARIANTS if v.key == k) for k in (SUITE, REPLAY, UNSCORED)
     )
     pairs = [
-        (by[suite_name, c], by[replay_name, c])
+        (by[suite_name, c], by[replay_name, c], by.get((unscored_name, c)))
         for c in sorted({r.connections for r in results})
         if (suite_name, c) in by and (replay_name, c) in by
     ]
@@ -458,14 +467,20 @@ def replay_section(results: list[RunResult]) -> list[str]:
         "Inspect `generate`",
         "",
         "| connections | suite wall / bound | replay wall / bound | suite / replay wall | "
-        "suite CPU per call ms | replay CPU per call ms | suite / replay CPU per call |",
-        "|---|---|---|---|---|---|---|",
+        "suite CPU per call ms | replay CPU per call ms | suite / replay CPU per call | "
+        "unscored suite CPU per call ms | unscored suite / replay CPU per call |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
         f"| {s.connections} | {s.ratio:.2f} | {r.ratio:.2f} | {s.wall / r.wall:.2f} | "
         f"{1000 * s.cpu_per_call:.1f} | {1000 * r.cpu_per_call:.1f} | "
-        f"{s.cpu_per_call / r.cpu_per_call:.2f} |"
-        for s, r in pairs
+        f"{s.cpu_per_call / r.cpu_per_call:.2f} | "
+        + (
+            f"{1000 * u.cpu_per_call:.1f} | {u.cpu_per_call / r.cpu_per_call:.2f} |"
+            if u is not None
+            else "- | - |"
+        )
+        for s, r, u in pairs
     ]
     return [*lines, ""]
 

@@ -46,7 +46,7 @@ def records(log: EvalLog) -> list[dict[str, dict[str, Any]]]:
     assert log.samples is not None
     return [
         {
-            f"{call}:t{turn}" if turn is not None else call: r.model_dump()
+            f"{call}:t{turn}" if turn is not None else call: dict(r)
             for (call, turn), r in read_walk(Store(s.store)).records.items()
         }
         for s in log.samples

@@ -83,7 +83,8 @@ def explanation(
         )
     lines += ["", *_post_lines(post_inputs(truth, records, q3_options)), ""]
     lines.append(
-        "Every call's raw answer, parsed prediction and parse status: the Store tab "
-        "(`WalkStore:records`); every metric: the Scores tab."
+        "Every call's parsed prediction and parse status (and, for an answer that could not "
+        "be read as is, what the model wrote): the Store tab (`WalkStore:records`); every "
+        "answer as written: the Transcript tab; every metric: the Scores tab."
     )
     return "\n".join(lines)

@@ -1,10 +1,12 @@
-"""What each call leaves behind: its raw answers, the parsed prediction, its status."""
+"""What each call leaves behind: the parsed prediction, its status and, for an answer that could
+not be read as is, what the model wrote."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_serializer, field_validator
 
 CallType = Literal["draft", "judge", "emotion", "binary_hp", "pairwise", "post", "profile"]
 """The main task's calls, and the profile task's one call."""
@@ -16,7 +18,10 @@ class CallRecord(BaseModel):
     turn: int | None = None
     """None for the post-conversation call (logs drop None fields, so it must default)."""
     status: Status
-    raw: str
+    raw: str | None = None
+    """The first answer as the model wrote it, kept only when it could not be read as is
+    (repaired or failed): a readable answer is its prediction, and every answer is in the call's
+    model event."""
     repair_raw: str | None = None
     error: str | None = None
     prediction: dict[str, Any] | None = None
@@ -26,3 +31,18 @@ class CallRecord(BaseModel):
     @property
     def parsed(self) -> bool:
         return self.status != "failed"
+
+    # A prediction is logged as one compact JSON string, not a tree: Inspect copies the records
+    # into the store and into a store event per enclosing span and the solver's state event, and
+    # walks every node of every copy when it logs a sample, so each nested answer would cost it
+    # tens of nodes four times over (bench/RESULTS.md). In memory it is the parsed dict.
+    @field_serializer("prediction")
+    def _prediction_as_json(self, prediction: dict[str, Any] | None) -> str | None:
+        if prediction is None:
+            return None
+        return json.dumps(prediction, ensure_ascii=False, separators=(",", ":"))
+
+    @field_validator("prediction", mode="before")
+    @classmethod
+    def _prediction_from_json(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value

@@ -7,12 +7,20 @@ answer, parsed prediction and status go to the store; the scorers read only that
 Records are written to the store when the walk ends, not as each call returns: Inspect copies
 and diffs the whole store at the start and end of every span, so writes during concurrent turn
 spans cost time quadratic in the record count and log every record once per open span.
+
+Each turn is one span (and the post-conversation call another), so the transcript reads turn by
+turn; the calls inside a turn run in a plain task group rather than Inspect's `collect`, which
+would open a span of its own around every call: two more events and two store snapshots per call,
+a fifth of the suite's CPU per call over plain `generate` (bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable
 from dataclasses import dataclass
+
+import anyio
 
 from inspect_ai.model import (
     ChatMessage,
@@ -26,7 +34,7 @@ from inspect_ai.model import (
     model_roles,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import collect, span
+from inspect_ai.util import span
 
 from ..data.codebook import Codebook
 from ..data.samples import visible_of
@@ -49,6 +57,27 @@ from .summary import summarise
 
 JUDGE_ROLE = "judge"
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
+
+
+async def concurrently(*calls: Awaitable[None]) -> None:
+    """Run `calls` at once inside the current span. A failure cancels the others and is raised
+    as itself, not inside an exception group, as Inspect's `collect` does."""
+
+    async def run(call: Awaitable[None]) -> None:
+        await call
+
+    try:
+        async with anyio.create_task_group() as group:
+            for call in calls:
+                group.start_soon(run, call)
+    except BaseExceptionGroup as failures:
+        first = _first_leaf(failures)
+        raise first from first.__cause__
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def judge_bound() -> bool:
@@ -146,7 +175,7 @@ async def ask(
         call=call,
         turn=turn,
         status=status,
-        raw=output.completion,
+        raw=output.completion if status != "ok" else None,
         repair_raw=repair_raw,
         error=parsed.error if status == "failed" else None,
         prediction=parsed.value if status != "failed" else None,
@@ -289,7 +318,7 @@ class ConversationWalk:
 
     async def turn(self, turn: VisibleTurn) -> None:
         async with span(f"turn {turn.turn_number}", type="turn"):
-            await collect(
+            await concurrently(
                 self.draft_and_judge(turn),
                 self.emotion(turn),
                 self.binary_hp(turn),
@@ -301,7 +330,7 @@ class ConversationWalk:
             async with span("post-conversation", type="turn"):
                 await self.post()
 
-        await collect(*(self.turn(t) for t in self.conv.turns), post())
+        await concurrently(*(self.turn(t) for t in self.conv.turns), post())
         save_walk(self.records, str(self.judge) if self.judge is not None else None)
 
 
