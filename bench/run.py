@@ -18,6 +18,7 @@ of the same conversation (what provider prefix caches can reuse). Then the time 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import multiprocessing
@@ -133,6 +134,9 @@ class Variant:
     name: str
     judge: bool = False
     log_realtime: bool = True
+    score_display: bool = True
+    """False: `--no-score-display`, no metrics recomputed over the finished samples while the
+    run goes."""
     floor: bool = False
     """Not AttuneBench: the same number of calls with a one-line prompt and no schema, so the
     CPU per call is Inspect's and the client's alone, the floor under ours."""
@@ -151,6 +155,7 @@ VARIANTS = (
     Variant(SUITE, "AttuneBench"),
     Variant("judge", "AttuneBench + judge", judge=True),
     Variant("no-log-realtime", "AttuneBench, --no-log-realtime", log_realtime=False),
+    Variant("no-score-display", "AttuneBench, --no-score-display", score_display=False),
     Variant("floor", "Inspect floor", floor=True),
     Variant(REPLAY, "Inspect replay of the suite's requests", replay=True),
     Variant(UNSCORED, "AttuneBench without scorers", scored=False),
@@ -235,6 +240,9 @@ class RunResult:
     cpu_per_call: float
     """CPU seconds the run's own process spent per call (the framework overhead): start-up,
     prompts, the client, Inspect's event and log machinery, parsing, scoring."""
+    gc_share: float
+    """Of that CPU, the share spent in CPython's cyclic garbage collector (timed with
+    `gc.callbacks`): it walks every live container, Inspect's and ours, at each full collection."""
     input_tokens_per_conversation: float
     cacheable: float
 
@@ -274,6 +282,24 @@ def endpoint_process(config: EndpointConfig) -> Iterator[tuple[str, list[Request
         server.join()
 
 
+class GcTimer:
+    """CPU time in the garbage collector from construction to `stop()`."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._started
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._callback)
+
+
 def run_once(
     data: Path,
     conversations: int,
@@ -300,6 +326,7 @@ def run_once(
             evaluated = attunebench(data=str(data))
             if not variant.scored:
                 evaluated = task_with(evaluated, scorer=[])
+        collecting = GcTimer()
         start, cpu = time.monotonic(), time.process_time()
         log = eval(
             evaluated,
@@ -309,9 +336,11 @@ def run_once(
             display="none",
             log_dir=str(logs),
             log_realtime=variant.log_realtime,
+            score_display=variant.score_display,
             max_samples=conversations,
         )[0]
         wall, cpu = time.monotonic() - start, time.process_time() - cpu
+        collecting.stop()
     assert log.status == "success", log.error
     calls = len(records)
     mean_latency = sum(r.end - r.start for r in records) / calls
@@ -326,9 +355,52 @@ def run_once(
         bound=bound,
         peak_in_flight=max(r.in_flight for r in records),
         cpu_per_call=cpu / calls,
+        gc_share=collecting.seconds / cpu,
         input_tokens_per_conversation=input_tokens / conversations,
         cacheable=NAN if variant.floor else cacheable_share(records),
     )
+
+
+def _run_child(
+    pipe: Connection, warm_up: Path, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    # The first eval of a process pays one-time costs (Inspect's lazy imports, the provider's
+    # client, schema and prompt caches): an untimed run of 4 conversations takes them.
+    run_once(warm_up, 4, 16, VARIANTS[0], 0.01, 0.0, warm_up.parent / "warm-up-logs")
+    pipe.send(run_once(*args, **kwargs))
+
+
+def run_fresh(
+    data: Path,
+    conversations: int,
+    connections: int,
+    variant: Variant,
+    latency: float,
+    jitter: float,
+    work: Path,
+    floor_calls: int,
+    replayed: list[list[Request]],
+) -> RunResult:
+    """`run_once` in a fresh interpreter after a warm-up there: in one long-lived process each
+    run would inherit the heap of the runs before it (the garbage collector walks it all) and
+    the first would pay the warm-up, so the order of the variants would change their CPU."""
+    warm_up = work / "warm-up"
+    if not warm_up.exists():
+        scale_dataset(4, warm_up)
+    ours, theirs = multiprocessing.Pipe()
+    child = multiprocessing.get_context("spawn").Process(
+        target=_run_child,
+        args=(
+            theirs,
+            warm_up,
+            (data, conversations, connections, variant, latency, jitter, work / "logs"),
+            {"floor_calls": floor_calls, "replayed": replayed},
+        ),
+    )
+    child.start()
+    result: RunResult = ours.recv()
+    child.join()
+    return result
 
 
 def report_benchmark(logs: int, conversations: int, resamples: int, work: Path) -> dict[str, float]:
@@ -422,14 +494,14 @@ def main() -> None:
                 parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
             for variant in (v for v in VARIANTS if v.key in chosen):
                 for connections in (int(c) for c in args.connections.split(",")):
-                    result = run_once(
+                    result = run_fresh(
                         data,
                         args.conversations,
                         connections,
                         variant,
                         args.latency,
                         args.jitter,
-                        work / "logs",
+                        work,
                         floor_calls=calls_per_conversation,
                         replayed=replayed,
                     )
@@ -438,7 +510,7 @@ def main() -> None:
                         f"{variant.name}, {connections} connections: {result.calls} calls, "
                         f"{result.wall:.1f} s, bound {result.bound:.1f} s, "
                         f"ratio {result.ratio:.2f}, CPU per call "
-                        f"{1000 * result.cpu_per_call:.1f} ms",
+                        f"{1000 * result.cpu_per_call:.1f} ms ({100 * result.gc_share:.0f}% in gc)",
                         flush=True,
                     )
         report = report_benchmark(args.report_logs, args.report_conversations, args.resamples, work)
@@ -507,13 +579,15 @@ def write_results(
             f"default mode, latency {args.latency} s ± {args.jitter} s per call",
             "",
             "| run | connections | calls | wall s | bound s | wall / bound | peak in flight | "
-            "CPU per call ms | input tokens / conversation | cacheable input share |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "CPU per call ms | of it, garbage collection | input tokens / conversation | "
+            "cacheable input share |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         lines += [
             f"| {r.variant} | {r.connections} | {r.calls} | {r.wall:.1f} | "
             f"{r.bound:.1f} | {r.ratio:.2f} | {r.peak_in_flight} | "
-            f"{1000 * r.cpu_per_call:.1f} | {r.input_tokens_per_conversation:.0f} | "
+            f"{1000 * r.cpu_per_call:.1f} | {100 * r.gc_share:.0f}% | "
+            f"{r.input_tokens_per_conversation:.0f} | "
             f"{'-' if math.isnan(r.cacheable) else f'{100 * r.cacheable:.1f}%'} |"
             for r in results
         ]

@@ -219,6 +219,36 @@ def test_call_accounting(judged: bool, small_dataset: Callable[[int], Path]) -> 
     )
 
 
+def test_transcript_has_a_span_per_turn_and_a_call_error_is_the_samples_own(
+    small_dataset: Callable[[int], Path],
+) -> None:
+    data = small_dataset(1)
+    log = run({"data": str(data)}, Spy().model())
+    assert log.samples is not None
+    sample = log.samples[0]
+    turns = turn_counts(log)[0]
+    spans = Counter(e.type for e in sample.events if e.event == "span_begin")
+    # One span per turn and one for the post-conversation call; no span per call.
+    assert spans["turn"] == turns + 1
+    assert spans["task"] == 0
+
+    def refuse(messages: list[ChatMessage], config: GenerateConfig) -> str:
+        if config.response_schema and config.response_schema.name == "attunebench_pairwise":
+            raise RuntimeError("provider refused the pairwise call")
+        return valid_answer(messages, config)
+
+    failed = eval(
+        attunebench(data=str(data)),
+        model=Spy(answer=refuse).model(),
+        display="none",
+        log_dir=str(data.parent / "logs"),
+    )[0]
+    assert failed.status == "error"
+    assert failed.samples is not None and failed.samples[0].error is not None
+    # Raised as itself, not inside an exception group.
+    assert failed.samples[0].error.message == "RuntimeError('provider refused the pairwise call')"
+
+
 def test_task_parameters_are_checked(small_dataset: Callable[[int], Path]) -> None:
     with pytest.raises(ValueError, match="mode must be one of default, verbose, omniscient"):
         attunebench(mode="chatty")
