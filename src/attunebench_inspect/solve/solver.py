@@ -23,7 +23,6 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 
 import anyio
-
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
