@@ -35,7 +35,7 @@ class CallRecord(BaseModel):
     # A prediction is logged as one compact JSON string, not a tree: Inspect copies the records
     # into the store and into a store event per enclosing span and the solver's state event, and
     # walks every node of every copy when it logs a sample, so each nested answer would cost it
-    # tens of nodes four times over (bench/RESULTS.md). In memory it is the parsed dict.
+    # tens of nodes four times over (docs/performance.md). In memory it is the parsed dict.
     @field_serializer("prediction")
     def _prediction_as_json(self, prediction: dict[str, Any] | None) -> str | None:
         if prediction is None:
