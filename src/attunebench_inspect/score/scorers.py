@@ -25,7 +25,7 @@ from inspect_ai.solver import TaskState
 
 from ..data.codebook import cached_codebook
 from ..data.samples import GROUND_TRUTH_KEY, truth_of, visible_of
-from ..solve.store import read_walk
+from ..solve.store import Walk, read_walk
 from . import metrics as m
 from . import similarity
 from .catalog import BINARY_VIEWS, POOLED_STATS, Family, of_family, pooled_name, spec
@@ -47,17 +47,18 @@ def run_metrics(family: Family) -> dict[str, list[Metric]]:
     }
 
 
-# Every scorer of a sample scores the same records: they are scored once per sample state.
-_SCORED: WeakKeyDictionary[TaskState, tuple[tuple[str, str | None], ConversationScores]] = (
+# Every scorer of a sample scores the same records: they are read and scored once per sample state.
+_SCORED: WeakKeyDictionary[TaskState, tuple[tuple[str, str | None], Walk, ConversationScores]] = (
     WeakKeyDictionary()
 )
 
 
-def conversation_scores(state: TaskState, codebook: str | None) -> ConversationScores:
+def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, ConversationScores]:
+    """The sample's call records and their scores, read and computed once per sample state."""
     key = (str(state.metadata[GROUND_TRUTH_KEY]), codebook)
     cached = _SCORED.get(state)
     if cached is not None and cached[0] == key:
-        return cached[1]
+        return cached[1], cached[2]
     walk = read_walk(state.store)
     scores = score_conversation(
         truth_of(state.metadata),
@@ -65,8 +66,12 @@ def conversation_scores(state: TaskState, codebook: str | None) -> ConversationS
         q3_options=cached_codebook(codebook).q3_options,
         judged=walk.judge is not None,
     )
-    _SCORED[state] = (key, scores)
-    return scores
+    _SCORED[state] = (key, walk, scores)
+    return walk, scores
+
+
+def conversation_scores(state: TaskState, codebook: str | None) -> ConversationScores:
+    return scored_walk(state, codebook)[1]
 
 
 def _value(sample: SampleScore, key: str) -> float:
@@ -106,8 +111,7 @@ def composite_scorer(codebook: str | None = None) -> Scorer:
     """The Composite (0-100), its three pillars and the parse-failure rate."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        scores = conversation_scores(state, codebook)
-        walk = read_walk(state.store)
+        walk, scores = scored_walk(state, codebook)
         return Score(
             value=scores["composite"],
             answer=answer_line(scores["composite"]),
