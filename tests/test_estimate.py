@@ -22,7 +22,7 @@ from attunebench_inspect.estimate.capture import Request, capture
 from attunebench_inspect.estimate.tokens import (
     MESSAGE_TOKENS,
     REPLY_TOKENS,
-    _Counts,
+    TextCounts,
     conversation_tokens,
     counter,
     longest_earlier_prefix,
@@ -222,7 +222,7 @@ def test_breakdown_attributes_what_no_earlier_call_shares() -> None:
         _request("emotion", "{E}", system, transcript, ("user", second_task)),
         _request("draft", None, ("system", "D" * 4), ("user", "hi")),
     ]
-    counts = _Counts(_by_character, set())
+    counts = TextCounts(_by_character, set())
     prefixes = longest_earlier_prefix([segments(r, schema=False) for r in requests])
     first, second, draft = (
         call_breakdown(r, best, counts) for r, best in zip(requests, prefixes, strict=True)
@@ -266,13 +266,13 @@ def test_breakdown_attributes_what_no_earlier_call_shares() -> None:
 
 
 def test_breakdown_of_the_bundled_set_adds_up(capsys: pytest.CaptureFixture[str]) -> None:
-    (estimate,) = _estimate(
-        ["--model", "m", "--price-in", "1", "--price-out", "1", "--tokenizer", "chars"], capsys
-    )["modes"]
-    assert breakdown.main(["--tokenizer", "chars", "--format", "json"]) == 0
-    (mode,) = json.loads(capsys.readouterr().out)["modes"]
+    prices = ["--price-in", "1", "--price-out", "1"]
+    document = _estimate(["--model", "m", *prices, "--tokenizer", "chars", "--breakdown"], capsys)
+    (estimate,) = document["modes"]
+    (mode,) = document["breakdown"]
     kinds = mode["kinds"]
     per_conversation = estimate["total"]["input"] / estimate["conversations"]
+    assert mode["input_tokens_per_conversation"] == pytest.approx(per_conversation)
     assert sum(k["tokens_per_conversation"] for k in kinds.values()) == pytest.approx(
         per_conversation
     )
@@ -283,5 +283,18 @@ def test_breakdown_of_the_bundled_set_adds_up(capsys: pytest.CaptureFixture[str]
     assert [kind for kind, k in kinds.items() if not k["tokens_per_conversation"]] == [
         breakdown.JUDGE
     ]
-    assert breakdown.main(["--tokenizer", "chars"]) == 0
-    assert "input by content" in capsys.readouterr().out
+    # Without models, the breakdown alone; with them, the bill and then the breakdown.
+    only = _estimate(["--tokenizer", "chars", "--breakdown"], capsys)
+    assert "runs" not in only and only["breakdown"] == document["breakdown"]
+    assert main(["estimate", "--tokenizer", "chars", "--breakdown", "--model", "m", *prices]) == 0
+    text = capsys.readouterr().out
+    assert text.index("Runs (without a judge)") < text.index("input by content")
+
+
+def test_estimate_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate"]) == 2
+    assert "--model is required (or --breakdown alone" in capsys.readouterr().err
+    assert main(["estimate", "--model", "m", "--price-in", "1"]) == 2
+    assert "--price-in and --price-out are required with --model" in capsys.readouterr().err
+    assert main(["estimate", "--breakdown", "--price-in", "1"]) == 2
+    assert "name the models to bill with --model" in capsys.readouterr().err

@@ -144,10 +144,16 @@ def _estimate(args: argparse.Namespace) -> int:
     )
     from .solve.modes import MODES
 
-    models: list[str] = args.model
+    models: list[str] = args.model or []
     try:
-        inputs = _per_model("price-in", args.price_in, len(models))
-        outputs = _per_model("price-out", args.price_out, len(models))
+        if not models and not args.breakdown:
+            raise ValueError("--model is required (or --breakdown alone, for the input by content)")
+        if models and not (args.price_in and args.price_out):
+            raise ValueError("--price-in and --price-out are required with --model")
+        if not models and (args.price_in or args.price_out or args.price_cached_in):
+            raise ValueError("prices are per model: name the models to bill with --model")
+        inputs = _per_model("price-in", args.price_in or [], len(models))
+        outputs = _per_model("price-out", args.price_out or [], len(models))
         cached: list[float | None] = (
             list(_per_model("price-cached-in", args.price_cached_in, len(models)))
             if args.price_cached_in
@@ -161,16 +167,21 @@ def _estimate(args: argparse.Namespace) -> int:
         for model, i, o, c in zip(models, inputs, outputs, cached, strict=True)
     ]
     modes = list(MODES) if "all" in args.mode else list(dict.fromkeys(args.mode))
-    tokenizer = args.tokenizer or default_tokenizer()
     try:
         estimates = estimate_modes(
-            args.data, load_codebook(args.codebook), modes, args.judge, tokenizer
+            args.data,
+            load_codebook(args.codebook),
+            modes,
+            args.judge,
+            args.tokenizer or default_tokenizer(),
+            bill=bool(models),
+            breakdown=args.breakdown,
         )
     except TokenizerMissing as ex:
         print(f"attunebench estimate: {ex}", file=sys.stderr)
         return 2
     render = to_json if args.format == "json" else to_terminal
-    text = render(estimates, priced, tokenizer)
+    text = render(estimates, priced)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -297,13 +308,14 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument(
         "--judge", action="store_true", help="with a judge role (its calls priced as the model's)"
     )
-    estimate.add_argument("--model", nargs="+", required=True, help="model name(s), for the table")
+    estimate.add_argument(
+        "--model", nargs="+", help="model name(s) to bill (needs --price-in and --price-out)"
+    )
     for name, what in (("in", "input"), ("out", "output"), ("cached-in", "cached input")):
         estimate.add_argument(
             f"--price-{name}",
             type=float,
             nargs="+",
-            required=name != "cached-in",
             metavar="USD_PER_MTOK",
             help=f"{what} price in US dollars per million tokens: one for all models, "
             "or one per model",
@@ -313,6 +325,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=TOKENIZERS,
         help="o200k_base (default where toktok is installed), cl100k_base, or chars "
         "(a calibrated characters-per-token estimate)",
+    )
+    estimate.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also (or, without --model, only) each mode's input by kind of content: the "
+        "prefix shared with an earlier call, and what no earlier call shares",
     )
     estimate.add_argument(
         "--format", choices=("terminal", "json"), default="terminal", help="output format"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ from ..data.load import load_conversations
 from ..data.split import VisibleConversation, split
 from ..solve.modes import Mode, mode_spec
 from .capture import Request, capture
-from .tokens import FREE_TEXT_TOKENS, CallTokens, conversation_tokens, counter
+from .tokens import FREE_TEXT_TOKENS, CallTokens, TokenCount, conversation_tokens
 
 PER = 1_000_000
 """Prices are in US dollars per million tokens."""
@@ -110,24 +109,20 @@ def captured(
         yield mode, capture(conversations, codebook, mode_spec(mode), judge)
 
 
-def estimate_modes(
-    data: str | None, codebook: Codebook, modes: Sequence[Mode], judge: bool, tokenizer: str
-) -> list[ModeEstimate]:
-    """Every request of a run in each mode, built offline and counted."""
-    count = counter(tokenizer)
-    estimates = []
-    for mode, conversations in captured(data, codebook, modes, judge):
-        estimate = ModeEstimate(mode, judge)
-        for requests in conversations:
-            conversation = Totals()
-            for tokens in conversation_tokens(requests, count):
-                call = Totals.of(tokens)
-                conversation.merge(call)
-                estimate.total.merge(call)
-                estimate.by_call.setdefault(tokens.call, Totals()).merge(call)
-            estimate.per_conversation.append(conversation)
-        estimates.append(estimate)
-    return estimates
+def mode_estimate(
+    mode: Mode, judge: bool, conversations: list[list[Request]], count: TokenCount
+) -> ModeEstimate:
+    """The calls and tokens of one mode, from the requests `captured` built for it."""
+    estimate = ModeEstimate(mode, judge)
+    for requests in conversations:
+        conversation = Totals()
+        for tokens in conversation_tokens(requests, count):
+            call = Totals.of(tokens)
+            conversation.merge(call)
+            estimate.total.merge(call)
+            estimate.by_call.setdefault(tokens.call, Totals()).merge(call)
+        estimate.per_conversation.append(conversation)
+    return estimate
 
 
 @dataclass(frozen=True)
@@ -194,11 +189,11 @@ def assumptions(tokenizer: str) -> list[str]:
     ]
 
 
-def to_json(
+def bill_document(
     estimates: list[ModeEstimate], models: Sequence[tuple[str, Prices]], tokenizer: str
-) -> str:
-    document = {
-        "tokenizer": tokenizer,
+) -> dict[str, object]:
+    """The bill part of `attunebench estimate --format json`."""
+    return {
         "assumptions": assumptions(tokenizer),
         "prices_usd_per_million_tokens": {model: asdict(p) for model, p in models},
         "runs": [asdict(b) for b in bills(estimates, models)],
@@ -214,7 +209,6 @@ def to_json(
             for e in estimates
         ],
     }
-    return json.dumps(document, indent=2) + "\n"
 
 
 def table(columns: list[str], rows: list[list[str]], text_columns: int) -> list[str]:
@@ -236,9 +230,10 @@ def percent(share: float) -> str:
     return f"{100 * share:.1f}%"
 
 
-def to_terminal(
+def bill_lines(
     estimates: list[ModeEstimate], models: Sequence[tuple[str, Prices]], tokenizer: str
-) -> str:
+) -> list[str]:
+    """The bill's tables in `attunebench estimate`'s terminal output."""
     judged = "with a judge" if estimates and estimates[0].judge else "without a judge"
     per_conversation = [
         [
@@ -294,4 +289,4 @@ def to_terminal(
         "",
         *(f"- {line}" for line in assumptions(tokenizer)),
     ]
-    return "\n".join(lines) + "\n"
+    return lines

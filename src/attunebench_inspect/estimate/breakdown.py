@@ -10,28 +10,21 @@ the text up to its start, so the kinds of a call add up to its input.
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import string
-import sys
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..data.codebook import Codebook, load_codebook
 from ..solve import prompts
-from ..solve.modes import MODES, Mode
+from ..solve.modes import Mode
 from ..solve.record import CallType
-from .bill import captured, percent, table
+from .bill import percent, table
 from .capture import Request
 from .tokens import (
     MESSAGE_TOKENS,
     REPLY_TOKENS,
-    TOKENIZERS,
-    _Counts,
-    counter,
-    default_tokenizer,
+    TextCounts,
+    TokenCount,
     longest_earlier_prefix,
     segments,
 )
@@ -130,7 +123,7 @@ def message_spans(call: CallType, index: int, role: str, text: str) -> list[Span
     return [(len(text), TASK)]
 
 
-def call_breakdown(request: Request, best: tuple[int, int], counts: _Counts) -> Counter[str]:
+def call_breakdown(request: Request, best: tuple[int, int], counts: TextCounts) -> Counter[str]:
     """One call's input tokens by kind, given its longest prefix shared with an earlier call
     (whole messages, characters of the next: -1 where not even its role is shared)."""
     whole, chars = best
@@ -155,7 +148,7 @@ def call_breakdown(request: Request, best: tuple[int, int], counts: _Counts) -> 
 
 
 def conversation_breakdown(
-    requests: list[Request], counts: _Counts
+    requests: list[Request], counts: TextCounts
 ) -> tuple[Counter[str], dict[CallType, Counter[str]]]:
     """Tokens by kind of one conversation: in all, and per call type."""
     prompts_ = [segments(r, schema=False) for r in requests]
@@ -187,31 +180,32 @@ class Breakdown:
         return self.total[kind] / self.input if self.input else 0.0
 
 
-def breakdown_modes(
-    data: str | None, codebook: Codebook, modes: Sequence[Mode], judge: bool, tokenizer: str
-) -> list[Breakdown]:
-    """Every request of a run in each mode, built offline, its input broken down by kind."""
-    count = counter(tokenizer)
-    results = []
-    for mode, conversations in captured(data, codebook, modes, judge):
-        result = Breakdown(mode, judge)
-        for requests in conversations:
-            texts = {text for r in requests for _, text in segments(r, schema=True)}
-            total, by_call = conversation_breakdown(requests, _Counts(count, texts))
-            result.conversations += 1
-            result.total.update(total)
-            for call, tokens in by_call.items():
-                result.by_call.setdefault(call, Counter()).update(tokens)
-        results.append(result)
-    return results
+def mode_breakdown(
+    mode: Mode, judge: bool, conversations: list[list[Request]], count: TokenCount
+) -> Breakdown:
+    """One mode's input by kind, from the requests `captured` built for it."""
+    result = Breakdown(mode, judge)
+    for requests in conversations:
+        texts = {text for r in requests for _, text in segments(r, schema=True)}
+        total, by_call = conversation_breakdown(requests, TextCounts(count, texts))
+        result.conversations += 1
+        result.total.update(total)
+        for call, tokens in by_call.items():
+            result.by_call.setdefault(call, Counter()).update(tokens)
+    return result
 
 
-def breakdown_json(results: list[Breakdown], tokenizer: str) -> str:
-    document = {
-        "tokenizer": tokenizer,
-        "prefix_rule": "messages only: a prefix shared with an earlier call of the same "
-        "conversation, the response schema left out (as vLLM, sglang and llama-server read it)",
-        "modes": [
+PREFIX_RULE = (
+    "messages only: a prefix shared with an earlier call of the same conversation, the response "
+    "schema left out (as vLLM, sglang and llama-server read a prompt)"
+)
+
+
+def breakdown_document(results: list[Breakdown]) -> dict[str, object]:
+    """The `breakdown` part of `attunebench estimate --format json`."""
+    return {
+        "breakdown_prefix_rule": PREFIX_RULE,
+        "breakdown": [
             {
                 "mode": b.mode,
                 "judge": b.judge,
@@ -234,10 +228,10 @@ def breakdown_json(results: list[Breakdown], tokenizer: str) -> str:
             for b in results
         ],
     }
-    return json.dumps(document, indent=2) + "\n"
 
 
-def breakdown_terminal(results: list[Breakdown], tokenizer: str) -> str:
+def breakdown_lines(results: list[Breakdown], tokenizer: str) -> list[str]:
+    """The breakdown's tables in `attunebench estimate --breakdown`'s terminal output."""
     lines = []
     for b in results:
         judged = "with a judge" if b.judge else "without a judge"
@@ -251,31 +245,6 @@ def breakdown_terminal(results: list[Breakdown], tokenizer: str) -> str:
             "",
         ]
     lines.append(
-        "Shared prefix: input in a prefix shared with an earlier call of the same conversation, "
-        "messages only (the response schema left out, as vLLM, sglang and llama-server read a "
-        "prompt); every other row is input no earlier call shares."
+        f"- Shared prefix: {PREFIX_RULE}. Every other row is input no earlier call shares."
     )
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m attunebench_inspect.estimate.breakdown`: the table or JSON of each mode."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", help="conversations (default: the bundled set)")
-    parser.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
-    parser.add_argument("--mode", nargs="+", default=["default"], choices=MODES)
-    parser.add_argument("--judge", action="store_true")
-    parser.add_argument("--tokenizer", choices=TOKENIZERS)
-    parser.add_argument("--format", choices=("table", "json"), default="table")
-    args = parser.parse_args(argv)
-    tokenizer = args.tokenizer or default_tokenizer()
-    results = breakdown_modes(
-        args.data, load_codebook(args.codebook), args.mode, args.judge, tokenizer
-    )
-    render = breakdown_json if args.format == "json" else breakdown_terminal
-    sys.stdout.write(render(results, tokenizer))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return lines

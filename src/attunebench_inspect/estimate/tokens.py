@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from ..solve.record import CallType
 from .capture import Request
 
+TokenCount = Callable[[list[str]], list[int]]
+"""Token counts of texts, in their order."""
+
 ENCODINGS = ("o200k_base", "cl100k_base")
 CHARS = "chars"
 TOKENIZERS = (*ENCODINGS, CHARS)
@@ -47,7 +50,7 @@ def _by_characters(texts: list[str]) -> list[int]:
     ]
 
 
-def counter(name: str) -> Callable[[list[str]], list[int]]:
+def counter(name: str) -> TokenCount:
     """Token counts of many texts at once, by encoding name or `chars`."""
     if name == CHARS:
         return _by_characters
@@ -120,10 +123,10 @@ class CallTokens:
     output: int
 
 
-class _Counts:
+class TextCounts:
     """Token counts of one conversation's texts, each distinct text counted once."""
 
-    def __init__(self, count: Callable[[list[str]], list[int]], texts: set[str]) -> None:
+    def __init__(self, count: TokenCount, texts: set[str]) -> None:
         self._count = count
         distinct = sorted(texts)
         self._known = dict(zip(distinct, count(distinct), strict=True))
@@ -155,7 +158,7 @@ def longest_earlier_prefix(prompts: Sequence[Sequence[Segment]]) -> list[tuple[i
     ]
 
 
-def _cacheable(prompts: list[tuple[Segment, ...]], counts: _Counts) -> list[int]:
+def _cacheable(prompts: list[tuple[Segment, ...]], counts: TextCounts) -> list[int]:
     return [
         counts.prefix(prompt, *best)
         for prompt, best in zip(prompts, longest_earlier_prefix(prompts), strict=True)
@@ -163,12 +166,12 @@ def _cacheable(prompts: list[tuple[Segment, ...]], counts: _Counts) -> list[int]
 
 
 def conversation_tokens(
-    requests: list[Request], count: Callable[[list[str]], list[int]]
+    requests: list[Request], count: TokenCount
 ) -> list[CallTokens]:
     """Tokens of each request of one conversation, in the order they were made."""
     texts = {text for r in requests for _, text in segments(r, schema=True)}
     texts |= {r.answer for r in requests}
-    counts = _Counts(count, texts)
+    counts = TextCounts(count, texts)
     prompts = [segments(r, schema=True) for r in requests]
     cacheable = _cacheable(prompts, counts)
     cacheable_messages = _cacheable([segments(r, schema=False) for r in requests], counts)
