@@ -165,9 +165,7 @@ def _cacheable(prompts: list[tuple[Segment, ...]], counts: TextCounts) -> list[i
     ]
 
 
-def conversation_tokens(
-    requests: list[Request], count: TokenCount
-) -> list[CallTokens]:
+def conversation_tokens(requests: list[Request], count: TokenCount) -> list[CallTokens]:
     """Tokens of each request of one conversation, in the order they were made."""
     texts = {text for r in requests for _, text in segments(r, schema=True)}
     texts |= {r.answer for r in requests}
