@@ -4,6 +4,7 @@ not be read as is, what the model wrote."""
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, field_serializer, field_validator
@@ -38,9 +39,15 @@ class CallRecord(BaseModel):
     # tens of nodes four times over (docs/performance.md). In memory it is the parsed dict.
     @field_serializer("prediction")
     def _prediction_as_json(self, prediction: dict[str, Any] | None) -> str | None:
-        if prediction is None:
+        return self._prediction_json
+
+    # Written once: Inspect serialises the store before and after every span of the sample (each
+    # scorer's too), and a record never changes once its call is done.
+    @cached_property
+    def _prediction_json(self) -> str | None:
+        if self.prediction is None:
             return None
-        return json.dumps(prediction, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(self.prediction, ensure_ascii=False, separators=(",", ":"))
 
     @field_validator("prediction", mode="before")
     @classmethod
