@@ -119,13 +119,20 @@ def _reasoning(verbose: bool) -> dict[str, Any]:
 
 
 @cache
-def binary_answers(question_ids: tuple[str, ...], verbose: bool) -> type[Answer]:
-    answer = answer_object(
+def binary_answer(verbose: bool) -> type[Answer]:
+    """One question's answer: the same for every question set."""
+    return answer_object(
         "BinaryAnswer",
         {**_reasoning(verbose), "observed": (YesNoNa, ...), "preferred": (YesNoNa, ...)},
         BinaryAnswerBase,
     )
-    return answer_object("BinaryAnswers", {qid: (answer, ...) for qid in question_ids})
+
+
+@cache
+def binary_answers(question_ids: tuple[str, ...], verbose: bool) -> type[Answer]:
+    return answer_object(
+        "BinaryAnswers", {qid: (binary_answer(verbose), ...) for qid in question_ids}
+    )
 
 
 @cache
@@ -154,14 +161,17 @@ def binary_hp_schema(question_ids: tuple[str, ...], verbose: bool) -> CallSchema
 
 
 @cache
+def winner(first: str, second: str, verbose: bool) -> type[Answer]:
+    """One comparison's answer: the same for every comparison of the same two labels."""
+    return answer_object("Winner", {**_reasoning(verbose), "winner": (Literal[first, second], ...)})
+
+
+@cache
 def pairwise_schema(choices: tuple[tuple[str, str, str], ...], verbose: bool) -> CallSchema:
     """`choices`: (comparison id, first label, second label) per comparison."""
-    fields: dict[str, Any] = {}
-    for cid, first, second in choices:
-        winner = answer_object(
-            f"Winner_{cid}", {**_reasoning(verbose), "winner": (Literal[first, second], ...)}
-        )
-        fields[cid] = (winner, ...)
+    fields: dict[str, Any] = {
+        cid: (winner(first, second, verbose), ...) for cid, first, second in choices
+    }
     return CallSchema("pairwise", answer_object("PairwiseAnswer", fields))
 
 
