@@ -32,13 +32,13 @@ import tempfile
 import time
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from inspect_ai import Task, eval, task, task_with
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -48,6 +48,7 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
+    Model,
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -72,6 +73,7 @@ REPLAY_HEADING = "## Suite and replay"
 SUITE = "suite"
 REPLAY = "replay"
 UNSCORED = "unscored"
+T = TypeVar("T")
 
 
 def scale_dataset(n: int, folder: Path, seed: int = 0) -> Path:
@@ -313,9 +315,7 @@ def run_once(
 ) -> RunResult:
     config = EndpointConfig(latency=latency, jitter=jitter, seed=connections)
     with endpoint_process(config) as (base_url, records):
-        # A fresh client per endpoint (Inspect memoizes models by name), through the real
-        # openai-api provider.
-        model = get_model(MODEL, base_url=base_url, api_key="local", memoize=False)
+        model = endpoint_model(base_url)
         if variant.floor:
             evaluated = floor_task(conversations, floor_calls)
         elif variant.replay:
@@ -361,13 +361,34 @@ def run_once(
     )
 
 
-def _run_child(
-    pipe: Connection, warm_up: Path, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> None:
+def _send_result(pipe: Connection, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    pipe.send(target(*args))
+
+
+def in_fresh_interpreter(target: Callable[..., T], *args: Any) -> T:
+    """`target(*args)` in a new spawned interpreter (a module-level function and picklable
+    arguments), its result sent back: no run inherits another's heap or warm caches."""
+    ours, theirs = multiprocessing.Pipe()
+    child = multiprocessing.get_context("spawn").Process(
+        target=_send_result, args=(theirs, target, args)
+    )
+    child.start()
+    result: T = ours.recv()
+    child.join()
+    return result
+
+
+def endpoint_model(base_url: str) -> Model:
+    """A fresh client for a local endpoint (Inspect memoizes models by name), through the real
+    openai-api provider."""
+    return get_model(MODEL, base_url=base_url, api_key="local", memoize=False)
+
+
+def _warmed_up_run(warm_up: Path, args: tuple[Any, ...], kwargs: dict[str, Any]) -> RunResult:
     # The first eval of a process pays one-time costs (Inspect's lazy imports, the provider's
     # client, schema and prompt caches): an untimed run of 4 conversations takes them.
     run_once(warm_up, 4, 16, VARIANTS[0], 0.01, 0.0, warm_up.parent / "warm-up-logs")
-    pipe.send(run_once(*args, **kwargs))
+    return run_once(*args, **kwargs)
 
 
 def run_fresh(
@@ -387,20 +408,12 @@ def run_fresh(
     warm_up = work / "warm-up"
     if not warm_up.exists():
         scale_dataset(4, warm_up)
-    ours, theirs = multiprocessing.Pipe()
-    child = multiprocessing.get_context("spawn").Process(
-        target=_run_child,
-        args=(
-            theirs,
-            warm_up,
-            (data, conversations, connections, variant, latency, jitter, work / "logs"),
-            {"floor_calls": floor_calls, "replayed": replayed},
-        ),
+    return in_fresh_interpreter(
+        _warmed_up_run,
+        warm_up,
+        (data, conversations, connections, variant, latency, jitter, work / "logs"),
+        {"floor_calls": floor_calls, "replayed": replayed},
     )
-    child.start()
-    result: RunResult = ours.recv()
-    child.join()
-    return result
 
 
 def report_benchmark(logs: int, conversations: int, resamples: int, work: Path) -> dict[str, float]:

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import multiprocessing
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from run import MODEL, endpoint_process, scale_dataset
+from run import endpoint_model, endpoint_process, in_fresh_interpreter, scale_dataset
 
 VARIANTS = ("scored", "unscored", "no-score-display")
 
@@ -57,9 +55,10 @@ class Setting:
     connections: int
 
 
-def _child(pipe: Connection, setting: Setting, data: Path, warm_up: Path) -> None:
+def _measure(setting: Setting, data: Path, warm_up: Path) -> tuple[float, int, float]:
+    """CPU per sample, and how many times Inspect computed the metrics with what CPU, of one run
+    after an untimed warm-up in the same interpreter."""
     from inspect_ai import eval, task_with
-    from inspect_ai.model import get_model
 
     from attunebench_inspect import attunebench
     from attunebench_inspect.baselines.endpoint import EndpointConfig
@@ -75,7 +74,7 @@ def _child(pipe: Connection, setting: Setting, data: Path, warm_up: Path) -> Non
             if latency:
                 config = EndpointConfig(latency=latency, jitter=latency / 10)
                 base_url, _ = stack.enter_context(endpoint_process(config))
-                model = get_model(MODEL, base_url=base_url, api_key="local", memoize=False)
+                model = endpoint_model(base_url)
             started = time.process_time()
             eval(
                 task,
@@ -91,18 +90,7 @@ def _child(pipe: Connection, setting: Setting, data: Path, warm_up: Path) -> Non
     run(warm_up, 4, min(setting.latency, 0.01))
     spent.update(count=0.0, cpu=0.0)
     cpu = run(data, setting.conversations, setting.latency)
-    pipe.send((cpu / setting.conversations, int(spent["count"]), spent["cpu"]))
-
-
-def run_fresh(setting: Setting, data: Path, warm_up: Path) -> tuple[float, int, float]:
-    ours, theirs = multiprocessing.Pipe()
-    child = multiprocessing.get_context("spawn").Process(
-        target=_child, args=(theirs, setting, data, warm_up)
-    )
-    child.start()
-    result: tuple[float, int, float] = ours.recv()
-    child.join()
-    return result
+    return cpu / setting.conversations, int(spent["count"]), spent["cpu"]
 
 
 def main() -> None:
@@ -127,7 +115,7 @@ def main() -> None:
         # Interleaved, so a slow spell of the machine falls on every variant alike.
         for variant in variants:
             setting = Setting(variant, args.conversations, args.latency, args.connections)
-            results[variant].append(run_fresh(setting, data, warm_up))
+            results[variant].append(in_fresh_interpreter(_measure, setting, data, warm_up))
     where = (
         f"local endpoint, {args.latency} s a call, {args.connections} connections"
         if args.latency
