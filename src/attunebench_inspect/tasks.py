@@ -32,6 +32,7 @@ from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
 from .solve import MODES, attunebench_solver, mode_spec
 from .solve.profile import profile_solver
+from .solve.requests import ANSWER_FORMATS, SCHEDULES, AnswerFormat, Schedule
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ TASK_VERSION = _eval_yaml_version()
 """From eval.yaml. The number changes when scores stop being comparable with earlier ones, the
 letter when only the interface changes (README, Changelog)."""
 
-_PARAMETERS = ("data", "codebook", "shuffle_seed", "skip_invalid")
+_PARAMETERS = ("data", "codebook", "shuffle_seed", "skip_invalid", "answer_format", "schedule")
 """The parameters of a mode task; `attunebench` also takes `mode`."""
 _PROFILE_PARAMETERS = ("data", "codebook", "skip_invalid")
 
@@ -118,22 +119,52 @@ def _load(data: str | None, codebook: str | None, skip_invalid: bool) -> _Loaded
     return _Loaded(book, source, load_conversations(source, book, skip_invalid=skip_invalid))
 
 
+def _one_of(name: str, value: object, allowed: Sequence[str]) -> None:
+    if not isinstance(value, str) or value not in allowed:
+        raise InputError(
+            f"task parameter {name} must be one of {', '.join(allowed)}; got {shorten(value)}"
+        )
+
+
+@dataclass(frozen=True)
+class _Requests:
+    """How requests are constrained and ordered (solve/requests.py)."""
+
+    answer_format: AnswerFormat = "auto"
+    schedule: Schedule = "auto"
+
+
 def _build(
-    mode: str, data: str | None, codebook: str | None, shuffle_seed: int, skip_invalid: bool
+    mode: str,
+    data: str | None,
+    codebook: str | None,
+    shuffle_seed: int,
+    skip_invalid: bool,
+    requests: _Requests,
 ) -> Task:
     try:
         spec = mode_spec(mode)
     except ValueError as ex:
         raise InputError(str(ex)) from None
     _check("shuffle_seed", shuffle_seed, int, "an integer")
+    _one_of("answer_format", requests.answer_format, ANSWER_FORMATS)
+    _one_of("schedule", requests.schedule, SCHEDULES)
     loaded = _load(data, codebook, skip_invalid)
     return Task(
         dataset=to_dataset(loaded.result, name=loaded.source.name),
-        solver=attunebench_solver(spec, loaded.book, shuffle_seed),
+        solver=attunebench_solver(
+            spec, loaded.book, shuffle_seed, requests.answer_format, requests.schedule
+        ),
         scorer=attunebench_scorers(codebook),
         headline_metric=HEADLINE,
         version=TASK_VERSION,
-        metadata={"mode": spec.mode, **loaded.metadata(), "shuffle_seed": shuffle_seed},
+        metadata={
+            "mode": spec.mode,
+            **loaded.metadata(),
+            "shuffle_seed": shuffle_seed,
+            "answer_format": requests.answer_format,
+            "schedule": requests.schedule,
+        },
     )
 
 
@@ -144,6 +175,8 @@ def attunebench(
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
     **unknown: Any,
 ) -> Task:
     """AttuneBench: predict, turn by turn, what the person in a real conversation labelled.
@@ -155,10 +188,17 @@ def attunebench(
         shuffle_seed: seed of the per-turn order of the three responses in the pairwise call.
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
             of stopping with the list of problems.
+        answer_format: schema (the response schema goes with every call), prompt (the answer's
+            shape is stated in the prompt only) or auto (prompt for OpenAI and Anthropic
+            models, whose prompt caches key on the schema; schema elsewhere).
+        schedule: prefix_first (the call that writes a shared prefix to the provider's cache
+            goes first), all_at_once, or auto (all_at_once under --batch, else prefix_first).
     """
     with _told():
         _no_unknown(unknown, ("mode", *_PARAMETERS))
-        return _build(mode, data, codebook, shuffle_seed, skip_invalid)
+        return _build(
+            mode, data, codebook, shuffle_seed, skip_invalid, _Requests(answer_format, schedule)
+        )
 
 
 def _mode_task(
@@ -167,6 +207,7 @@ def _mode_task(
     codebook: str | None,
     shuffle_seed: int,
     skip_invalid: bool,
+    requests: _Requests,
     unknown: dict[str, Any],
 ) -> Task:
     with _told():
@@ -178,7 +219,7 @@ def _mode_task(
                 "or the task of that name"
             )
         _no_unknown(unknown, _PARAMETERS)
-        return _build(mode, data, codebook, shuffle_seed, skip_invalid)
+        return _build(mode, data, codebook, shuffle_seed, skip_invalid, requests)
 
 
 # One plain @task function per mode, so that static scanners (`inspect list tasks`, linters)
@@ -191,10 +232,20 @@ def default(
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
     **unknown: Any,
 ) -> Task:
     """AttuneBench in default mode, the primary benchmark (parameters as `attunebench`)."""
-    return _mode_task("default", data, codebook, shuffle_seed, skip_invalid, unknown)
+    return _mode_task(
+        "default",
+        data,
+        codebook,
+        shuffle_seed,
+        skip_invalid,
+        _Requests(answer_format, schedule),
+        unknown,
+    )
 
 
 @task
@@ -203,10 +254,20 @@ def verbose(
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
     **unknown: Any,
 ) -> Task:
     """AttuneBench in verbose mode: reasoning before each answer (parameters as `attunebench`)."""
-    return _mode_task("verbose", data, codebook, shuffle_seed, skip_invalid, unknown)
+    return _mode_task(
+        "verbose",
+        data,
+        codebook,
+        shuffle_seed,
+        skip_invalid,
+        _Requests(answer_format, schedule),
+        unknown,
+    )
 
 
 @task
@@ -215,11 +276,21 @@ def omniscient(
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
     **unknown: Any,
 ) -> Task:
     """AttuneBench with the participant's profile, pre-conversation PANAS and topic attitude in
     the context (parameters as `attunebench`)."""
-    return _mode_task("omniscient", data, codebook, shuffle_seed, skip_invalid, unknown)
+    return _mode_task(
+        "omniscient",
+        data,
+        codebook,
+        shuffle_seed,
+        skip_invalid,
+        _Requests(answer_format, schedule),
+        unknown,
+    )
 
 
 @task
@@ -228,10 +299,20 @@ def verbose_omniscient(
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
     **unknown: Any,
 ) -> Task:
     """AttuneBench in verbose and omniscient mode together (parameters as `attunebench`)."""
-    return _mode_task("verbose_omniscient", data, codebook, shuffle_seed, skip_invalid, unknown)
+    return _mode_task(
+        "verbose_omniscient",
+        data,
+        codebook,
+        shuffle_seed,
+        skip_invalid,
+        _Requests(answer_format, schedule),
+        unknown,
+    )
 
 
 @task

@@ -67,21 +67,23 @@ KINDS = (
 def _template(template: str) -> re.Pattern[str]:
     """A prompt template as a pattern: its literal text, each field a named group."""
     parts = []
+    named: set[str] = set()
     for literal, name, _, _ in string.Formatter().parse(template):
         parts.append(re.escape(literal))
         if name:
-            parts.append(f"(?P<{name}>.*?)")
+            parts.append(f"(?P={name})" if name in named else f"(?P<{name}>.*?)")
+            named.add(name)
     return re.compile("".join(parts), re.DOTALL)
 
 
 _TASKS: dict[CallType, tuple[re.Pattern[str], dict[str, str]]] = {
     "emotion": (
         _template(prompts.EMOTION_TASK),
-        {"response": OM_REPLY, "questions": OBSERVER, "shape": SHAPE},
+        {"questions": OBSERVER, "shape": SHAPE},
     ),
     "binary_hp": (
         _template(prompts.BINARY_HP_TASK),
-        {"response": OM_REPLY, "questions": HP_FACING, "shape": SHAPE},
+        {"questions": HP_FACING, "shape": SHAPE},
     ),
     "pairwise": (
         _template(prompts.PAIRWISE_TASK),

@@ -1,16 +1,19 @@
 """Output schemas of every structured call, built per call from the visible turn.
 
-Each schema is a pydantic model (validation of what the model answers) and the JSON schema sent as
-`response_schema` is derived from it. There are no arrays: Inspect's JSONSchema drops maxItems
+Each schema is a pydantic model (validation of what the model answers); from it come the JSON
+schema sent as `response_schema` where answers are enforced by the server, and the answer's shape
+as every prompt states it (`shape_of`). There are no arrays: Inspect's JSONSchema drops maxItems
 and grammar-constrained local models fill unbounded arrays until max_tokens, so sets are objects
 keyed by option and every scale is an enum (grammar converters ignore numeric min/max).
 """
 
 from __future__ import annotations
 
+import json
+import types
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
 from inspect_ai.model import ResponseSchema
 from inspect_ai.util import JSONSchema, json_schema
@@ -39,6 +42,9 @@ class BinaryAnswerBase(Answer):
 
 
 class MoodShiftBase(Answer):
+    # Every item is optional: the shape names the set the keys come from instead of all twenty.
+    key_hint: ClassVar[str] = "PANAS item"
+
     @model_validator(mode="before")
     @classmethod
     def _lower_names(cls, value: object) -> object:
@@ -55,6 +61,10 @@ class CallSchema:
     call: CallType
     model: type[Answer]
 
+    @property
+    def shape(self) -> str:
+        return shape_of(self.model)
+
     @cached_property
     def response_schema(self) -> ResponseSchema:
         return ResponseSchema(
@@ -62,6 +72,51 @@ class CallSchema:
             json_schema=wire_schema(self.model),
             description=f"AttuneBench {self.call} answer",
         )
+
+
+FREE_TEXT = '"..."'
+"""How a shape shows a field the model writes in its own words."""
+
+
+def _value_shape(annotation: Any) -> str:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return shape_of(annotation)
+    if annotation is bool:
+        return "true|false"
+    if annotation is str:
+        return FREE_TEXT
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        (value,) = (a for a in get_args(annotation) if a is not type(None))
+        return _value_shape(value)
+    if origin is Literal:
+        values = get_args(annotation)
+        if all(isinstance(v, int) for v in values) and list(values) == list(
+            range(min(values), max(values) + 1)
+        ):
+            return f"<{min(values)}-{max(values)}>"
+        return json.dumps("|".join(str(v) for v in values), ensure_ascii=False)
+    raise TypeError(f"no shape for {annotation!r}")
+
+
+@cache
+def shape_of(model: type[BaseModel]) -> str:
+    """The answer's shape as a prompt states it: the JSON object with each value's alternatives
+    in its place ("yes|no|na", <1-7>, true|false, "..." for free text). An object whose fields
+    are all optional and alike (a model with a `key_hint`) is shown as an open set of keys."""
+    fields = model.model_fields
+    hint = getattr(model, "key_hint", None)
+    if hint is not None:
+        (value,) = {_value_shape(f.annotation) for f in fields.values()}
+        return "{" + json.dumps(f"<{hint}>") + f": {value}, ...}}"
+    return (
+        "{"
+        + ", ".join(
+            f"{json.dumps(name, ensure_ascii=False)}: {_value_shape(f.annotation)}"
+            for name, f in fields.items()
+        )
+        + "}"
+    )
 
 
 def answer_object(name: str, fields: dict[str, Any], base: type[Answer] = Answer) -> type[Answer]:

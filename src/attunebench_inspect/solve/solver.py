@@ -1,13 +1,19 @@
 """The per-turn protocol as one Inspect solver.
 
-Every turn is analysed concurrently (the protocol never feeds predictions back), and within a turn
-only draft -> judge is a chain; the post-conversation call runs beside the turns. Each call's
-parsed prediction and status (and what the model wrote, where it could not be read as is) go to
-the store; the scorers read only that.
+The protocol never feeds predictions back, so any call may run beside any other; what orders
+them is the bill. Every analysis call of a conversation opens with the same blocks (prompts.py),
+and under the `prefix_first` schedule the call that writes each shared prefix to a provider's
+cache goes first: turn n's HP-facing binary call (its transcript reaches turn n's reply, the
+longest prefix of the turn) after turn n-1's, and the turn's other analysis calls once it is
+done; the post-conversation call after the last turn's. Drafts form a chain of their own (each
+draft's chat is a prefix of the next), and so do the judge's calls. Conversations run side by
+side for throughput. Under `all_at_once` every call of a conversation starts at once.
 
-Records are written to the store when the walk ends, not as each call returns: Inspect copies
-and diffs the whole store at the start and end of every span, so writes during concurrent turn
-spans cost time quadratic in the record count and log every record once per open span.
+Each call's parsed prediction and status (and what the model wrote, where it could not be read
+as is) go to the store; the scorers read only that. Records are written to the store when the
+walk ends, not as each call returns: Inspect copies and diffs the whole store at the start and
+end of every span, so writes during concurrent turn spans cost time quadratic in the record
+count and log every record once per open span.
 
 Each turn is one span (and the post-conversation call another), so the transcript reads turn by
 turn; the calls inside a turn run in a plain task group rather than Inspect's `collect`, which
@@ -19,7 +25,7 @@ of the same requests through `collect` logs 4,524).
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -28,7 +34,7 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
-    GenerateConfig,
+    ContentText,
     Model,
     ModelOutput,
     get_model,
@@ -45,6 +51,14 @@ from . import prompts
 from .modes import ModeSpec
 from .parse import Parsed, parse_answer, parse_draft
 from .record import CallRecord, CallType, Status
+from .requests import (
+    SEND_SCHEMA,
+    AnswerFormat,
+    RequestPolicy,
+    Schedule,
+    request_policy,
+    resolve_schedule,
+)
 from .schemas import (
     CallSchema,
     binary_hp_schema,
@@ -139,11 +153,12 @@ async def ask(
     *,
     call: CallType,
     turn: int | None,
+    policy: RequestPolicy = SEND_SCHEMA,
     context: dict[str, object] | None = None,
 ) -> CallRecord:
     """One call with at most one repair round; returns the outcome as a record. A reply that
     cannot be read is recorded as a parse failure with its reason, never raised."""
-    config = GenerateConfig(response_schema=schema.response_schema if schema else None)
+    config = policy.config(schema.response_schema if schema else None)
 
     def parse(output: ModelOutput) -> Parsed:
         if not output.choices:
@@ -185,17 +200,57 @@ async def ask(
     return record
 
 
+def blocks(texts: Sequence[str], marks: Sequence[int] = ()) -> list[ContentText]:
+    """Texts as content blocks, a cache breakpoint after each block numbered (from 1) in `marks`:
+    where a provider that takes explicit breakpoints (Anthropic; OpenAI from gpt-5.6) writes a
+    prefix to its cache, and where a later call looks it up."""
+    return [
+        ContentText(text=text, cache_breakpoint=True if n in marks else None)
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
 async def judge_draft(
-    judge: Model, conv: VisibleConversation, turn: VisibleTurn, draft: str, codebook: Codebook
+    judge: Model,
+    conv: VisibleConversation,
+    turn: VisibleTurn,
+    draft: str,
+    codebook: Codebook,
+    policy: RequestPolicy | None = None,
 ) -> CallRecord:
     """The judge's ratings of one turn's draft against the participant's own edited response,
-    and its answers to the turn's binary questions about the draft."""
+    and its answers to the turn's binary questions about the draft. The conversation's blocks
+    come first, as in every analysis call (the judge's own cache chain)."""
+    schema = judge_schema(tuple(turn.binary_question_ids))
+    count = prompts.upto(turn.turn_number, reply=False)
     messages: list[ChatMessage] = [
         ChatMessageSystem(content=prompts.JUDGE_SYSTEM),
-        ChatMessageUser(content=prompts.judge_task(conv, turn, draft, codebook)),
+        ChatMessageUser(content=blocks(prompts.spine(conv)[:count], marks=(count,))),
+        ChatMessageUser(content=prompts.judge_task(turn, draft, codebook, schema.shape)),
     ]
-    schema = judge_schema(tuple(turn.binary_question_ids))
-    return await ask(judge, messages, schema, call="judge", turn=turn.turn_number)
+    return await ask(
+        judge,
+        messages,
+        schema,
+        call="judge",
+        turn=turn.turn_number,
+        policy=policy or request_policy(judge, "auto", conv.conversation_id),
+    )
+
+
+class Gate:
+    """A point in a conversation's walk that later calls wait for: a no-op under `all_at_once`."""
+
+    def __init__(self, waits: bool) -> None:
+        self._event = anyio.Event() if waits else None
+
+    def open(self) -> None:
+        if self._event is not None:
+            self._event.set()
+
+    async def passed(self) -> None:
+        if self._event is not None:
+            await self._event.wait()
 
 
 class ConversationWalk:
@@ -209,6 +264,8 @@ class ConversationWalk:
         seed: int,
         em: Model,
         judge: Model | None,
+        answer_format: AnswerFormat = "auto",
+        schedule: Schedule = "auto",
     ) -> None:
         self.conv = conv
         self.codebook = codebook
@@ -216,113 +273,152 @@ class ConversationWalk:
         self.seed = seed
         self.em = em
         self.judge = judge
+        self.em_policy = request_policy(em, answer_format, conv.conversation_id)
+        self.judge_policy = (
+            request_policy(judge, answer_format, conv.conversation_id) if judge else None
+        )
         self.system = ChatMessageSystem(content=prompts.analyst_system(conv, spec))
+        self.spine = prompts.spine(conv)
         self.records: list[CallRecord] = []
+        waits = resolve_schedule(schedule, em) == "prefix_first"
+        count = len(conv.turns)
+        # Gate n opens when turn n's prefix-writing call is done (0: before the first turn).
+        self.prefix = [Gate(waits) for _ in range(count + 1)]
+        self.drafted = [Gate(waits) for _ in range(count + 1)]
+        self.judged = [Gate(waits) for _ in range(count + 1)]
+        for first in (self.prefix[0], self.drafted[0], self.judged[0]):
+            first.open()
 
     def _analysis(
-        self, upto: int, task: str, *, include_last_reply: bool = False
+        self, turn: int, *, reply: bool, task: str, marks: Sequence[int]
     ) -> list[ChatMessage]:
-        # Shared prefix first (system, transcript up to the participant's message), task last.
+        """Shared prefix first (system, the conversation's blocks up to the turn's message or its
+        reply), the call's own text last."""
+        count = prompts.upto(turn, reply=reply)
         return [
             self.system,
-            ChatMessageUser(
-                content=prompts.transcript(self.conv, upto, include_last_reply=include_last_reply)
-            ),
+            ChatMessageUser(content=blocks(self.spine[:count], marks)),
             ChatMessageUser(content=task),
         ]
 
+    async def _ask(
+        self,
+        messages: list[ChatMessage],
+        schema: CallSchema | None,
+        call: CallType,
+        turn: int | None,
+        context: dict[str, object] | None = None,
+    ) -> CallRecord:
+        record = await ask(
+            self.em, messages, schema, call=call, turn=turn, policy=self.em_policy, context=context
+        )
+        self.records.append(record)
+        return record
+
     async def draft_and_judge(self, turn: VisibleTurn) -> None:
+        n = turn.turn_number
+        await self.drafted[n - 1].passed()
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.draft_system(self.conv, self.spec))
         ]
-        for earlier in self.conv.turns[: turn.turn_number - 1]:
-            messages.append(ChatMessageUser(content=earlier.user_message))
+        # Each message as a block, as the next draft sends it (a plain string would not be its
+        # prefix byte for byte): the breakpoint after this turn's message is the only change.
+        for earlier in self.conv.turns[: n - 1]:
+            messages.append(ChatMessageUser(content=blocks([earlier.user_message])))
             messages.append(ChatMessageAssistant(content=earlier.om_response))
-        messages.append(ChatMessageUser(content=turn.user_message))
-        draft = await ask(self.em, messages, None, call="draft", turn=turn.turn_number)
-        self.records.append(draft)
+        messages.append(ChatMessageUser(content=blocks([turn.user_message], marks=(1,))))
+        draft = await self._ask(messages, None, "draft", n)
+        self.drafted[n].open()
+        await self.judged[n - 1].passed()
         # An unusable draft is scored as wrong without spending a judge call on it.
-        if self.judge is None or draft.prediction is None:
-            return
-        self.records.append(
-            await judge_draft(self.judge, self.conv, turn, draft.prediction["text"], self.codebook)
-        )
-
-    async def emotion(self, turn: VisibleTurn) -> None:
-        self.records.append(
-            await ask(
-                self.em,
-                self._analysis(
-                    turn.turn_number, prompts.emotion_task(turn, self.codebook, self.spec)
-                ),
-                emotion_schema(tuple(turn.binary_question_ids), self.spec.verbose),
-                call="emotion",
-                turn=turn.turn_number,
+        if self.judge is not None and self.judge_policy is not None and draft.prediction:
+            self.records.append(
+                await judge_draft(
+                    self.judge,
+                    self.conv,
+                    turn,
+                    draft.prediction["text"],
+                    self.codebook,
+                    self.judge_policy,
+                )
             )
-        )
+        self.judged[n].open()
 
     async def binary_hp(self, turn: VisibleTurn) -> None:
-        self.records.append(
-            await ask(
-                self.em,
-                self._analysis(
-                    turn.turn_number, prompts.binary_hp_task(turn, self.codebook, self.spec)
-                ),
-                binary_hp_schema(tuple(turn.binary_question_ids), self.spec.verbose),
-                call="binary_hp",
-                turn=turn.turn_number,
-            )
+        """The turn's prefix writer: its blocks reach the turn's reply, and breakpoints after the
+        participant's message (the pairwise call's prefix) and after the reply (the emotion
+        call's, and the next turn's)."""
+        n = turn.turn_number
+        await self.prefix[n - 1].passed()
+        schema = binary_hp_schema(tuple(turn.binary_question_ids), self.spec.verbose)
+        task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
+        end = prompts.upto(n, reply=True)
+        await self._ask(
+            self._analysis(n, reply=True, task=task, marks=(end - 1, end)), schema, "binary_hp", n
+        )
+        self.prefix[n].open()
+
+    async def emotion(self, turn: VisibleTurn) -> None:
+        n = turn.turn_number
+        await self.prefix[n].passed()
+        schema = emotion_schema(tuple(turn.binary_question_ids), self.spec.verbose)
+        task = prompts.emotion_task(turn, self.codebook, schema.shape)
+        end = prompts.upto(n, reply=True)
+        await self._ask(
+            self._analysis(n, reply=True, task=task, marks=(end,)), schema, "emotion", n
         )
 
     async def pairwise(self, turn: VisibleTurn) -> None:
+        n = turn.turn_number
+        await self.prefix[n].passed()
         view = pairwise_view(self.seed, self.conv.conversation_id, turn)
         choices = {c.id: (c.first, c.second) for c in view.comparisons}
         questions = {c.id: c.question_id for c in view.comparisons}
-        task = prompts.pairwise_task(
-            turn, self.codebook, self.spec, view.replies, choices, questions
+        schema = pairwise_schema(
+            tuple((c, *pair) for c, pair in choices.items()), self.spec.verbose
         )
-        self.records.append(
-            await ask(
-                self.em,
-                self._analysis(turn.turn_number, task),
-                pairwise_schema(
-                    tuple((c, *pair) for c, pair in choices.items()), self.spec.verbose
-                ),
-                call="pairwise",
-                turn=turn.turn_number,
-                context={
-                    "labels": view.labels,
-                    "comparisons": {c.id: c.key for c in view.comparisons},
-                },
-            )
+        task = prompts.pairwise_task(
+            turn, self.codebook, view.replies, choices, questions, schema.shape
+        )
+        end = prompts.upto(n, reply=False)
+        await self._ask(
+            self._analysis(n, reply=False, task=task, marks=(end,)),
+            schema,
+            "pairwise",
+            n,
+            context={
+                "labels": view.labels,
+                "comparisons": {c.id: c.key for c in view.comparisons},
+            },
         )
 
     async def post(self) -> None:
+        count = len(self.conv.turns)
+        await self.prefix[count].passed()
         cb = self.codebook
-        self.records.append(
-            await ask(
-                self.em,
-                self._analysis(
-                    len(self.conv.turns), prompts.post_task(cb, self.spec), include_last_reply=True
-                ),
-                post_schema(
-                    tuple(cb.q1_options),
-                    tuple(cb.q2_options),
-                    tuple(cb.q3_options),
-                    tuple(cb.follow_up_options),
-                    self.spec.verbose,
-                ),
-                call="post",
-                turn=None,
-            )
+        schema = post_schema(
+            tuple(cb.q1_options),
+            tuple(cb.q2_options),
+            tuple(cb.q3_options),
+            tuple(cb.follow_up_options),
+            self.spec.verbose,
+        )
+        end = prompts.upto(count, reply=True)
+        await self._ask(
+            self._analysis(
+                count, reply=True, task=prompts.post_task(cb, schema.shape), marks=(end,)
+            ),
+            schema,
+            "post",
+            None,
         )
 
     async def turn(self, turn: VisibleTurn) -> None:
         async with span(f"turn {turn.turn_number}", type="turn"):
             await concurrently(
                 self.draft_and_judge(turn),
-                self.emotion(turn),
                 self.binary_hp(turn),
+                self.emotion(turn),
                 self.pairwise(turn),
             )
 
@@ -336,13 +432,21 @@ class ConversationWalk:
 
 
 @solver
-def attunebench_solver(mode: ModeSpec, codebook: Codebook, shuffle_seed: int) -> Solver:
+def attunebench_solver(
+    mode: ModeSpec,
+    codebook: Codebook,
+    shuffle_seed: int,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
+) -> Solver:
     """Walk every turn of the conversation through the AttuneBench protocol."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = visible_of(state.metadata)
         judge = get_model(role=JUDGE_ROLE, required=True) if judge_bound() else None
-        walk = ConversationWalk(conv, codebook, mode, shuffle_seed, get_model(), judge)
+        walk = ConversationWalk(
+            conv, codebook, mode, shuffle_seed, get_model(), judge, answer_format, schedule
+        )
         await walk.run()
         text = summarise(state.store, conv, judged=walk.judge is not None)
         state.messages.append(ChatMessageAssistant(content=text))
