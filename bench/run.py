@@ -31,7 +31,6 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,10 +42,6 @@ from typing import Any, TypeVar
 from inspect_ai import Task, eval, task, task_with
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageAssistant,
-    ChatMessageSystem,
-    ChatMessageUser,
     GenerateConfig,
     Model,
     get_model,
@@ -60,7 +55,6 @@ from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig, Req
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.estimate.bill import visible_conversations
 from attunebench_inspect.estimate.capture import Request, capture
-from attunebench_inspect.estimate.tokens import common_prefix
 from attunebench_inspect.solve.modes import mode_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,40 +87,11 @@ def scale_dataset(n: int, folder: Path, seed: int = 0) -> Path:
     return folder
 
 
-def _serial(messages: list[dict[str, Any]]) -> str:
-    parts = []
-    for m in messages:
-        content = m.get("content")
-        text = content if isinstance(content, str) else json.dumps(content)
-        parts.append(f"<{m.get('role')}>{text}")
-    return "".join(parts)
-
-
-def _conversation_key(messages: list[dict[str, Any]]) -> str:
-    # Every call of a conversation quotes its first participant message: in the transcript of an
-    # analysis call, as the first user message of a draft.
-    for m in messages:
-        text = str(m.get("content", ""))
-        if m.get("role") == "user":
-            start = text.find("<participant>\n")
-            if start >= 0:
-                return text[start + 14 : start + 200]
-            return text[:186]
-    return ""
-
-
 def cacheable_share(records: list[RequestRecord]) -> float:
-    """Share of input characters in a prefix shared with another call of the same conversation."""
-    groups: dict[str, list[str]] = defaultdict(list)
-    for r in records:
-        groups[_conversation_key(r.messages)].append(_serial(r.messages))
-    shared = total = 0
-    for serials in groups.values():
-        for i, s in enumerate(serials):
-            best = max((common_prefix(s, t) for j, t in enumerate(serials) if j != i), default=0)
-            shared += best
-            total += len(s)
-    return shared / total if total else 0.0
+    """Share of input in a prefix shared with a request that had finished (the endpoint's
+    `shared` cache model)."""
+    total = sum(r.prompt_tokens for r in records)
+    return sum(r.cache_read for r in records) / total if total else 0.0
 
 
 @dataclass(frozen=True)
@@ -144,8 +109,8 @@ class Variant:
     CPU per call is Inspect's and the client's alone, the floor under ours."""
     replay: bool = False
     """Not AttuneBench: the suite's own requests (default mode, no judge), sent again through
-    plain Inspect `generate`, each conversation's all at once as the suite sends them. The same
-    traffic without our prompts, parsing, store and scoring: the suite's overhead over it is
+    plain Inspect `generate`, each conversation's all at once (the all_at_once schedule): the
+    same traffic without our prompts, parsing, store and scoring, so the suite's CPU over it is
     ours."""
     scored: bool = True
     """False: the suite with its scorers taken off (`task_with(scorer=[])`), so suite less this
@@ -191,14 +156,6 @@ def captured_requests(data: Path) -> list[list[Request]]:
     )
 
 
-def _message(role: str, text: str) -> ChatMessage:
-    if role == "system":
-        return ChatMessageSystem(content=text)
-    if role == "assistant":
-        return ChatMessageAssistant(content=text)
-    return ChatMessageUser(content=text)
-
-
 _replayed: list[list[Request]] = []
 """The requests the replay sends, per conversation. Not a task or solver argument: Inspect logs
 those in the eval header, and serialising every request of the run into its log again and again
@@ -212,8 +169,7 @@ def replay_requests() -> Solver:
         await collect(
             *(
                 model.generate(
-                    [_message(role, text) for role, text in r.messages],
-                    config=GenerateConfig(response_schema=r.response_schema),
+                    list(r.chat), config=GenerateConfig(response_schema=r.response_schema)
                 )
                 for r in _replayed[int(state.sample_id)]
             )
@@ -313,7 +269,7 @@ def run_once(
     floor_calls: int = 20,
     replayed: list[list[Request]] | None = None,
 ) -> RunResult:
-    config = EndpointConfig(latency=latency, jitter=jitter, seed=connections)
+    config = EndpointConfig(latency=latency, jitter=jitter, seed=connections, cache="shared")
     with endpoint_process(config) as (base_url, records):
         model = endpoint_model(base_url)
         if variant.floor:

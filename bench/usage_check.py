@@ -23,14 +23,17 @@ from inspect_ai.log import read_eval_log
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.estimate.bill import visible_conversations
 from attunebench_inspect.estimate.capture import Request, capture
-from attunebench_inspect.estimate.tokens import conversation_tokens, counter, default_tokenizer
+from attunebench_inspect.estimate.tokens import output_tokens, prompt_of
+from attunebench_inspect.prompt_cache.count import counter, default_tokenizer
+from attunebench_inspect.prompt_cache.rules import Tokens
 from attunebench_inspect.solve.modes import mode_spec
+from attunebench_inspect.solve.prompts import message_text
 
 Key = tuple[tuple[str, str], ...]
 
 
 def _key(event: ModelEvent) -> Key:
-    return tuple((m.role, m.text) for m in event.input)
+    return tuple((m.role, message_text(m)) for m in event.input)
 
 
 def main() -> None:
@@ -53,12 +56,13 @@ def main() -> None:
     conversations = [
         c for c in visible_conversations(args.data, codebook) if c.conversation_id in wanted
     ]
-    count = counter(args.tokenizer)
+    tokens = Tokens(counter(args.tokenizer))
     estimated: dict[Key, tuple[Request, int, int]] = {}
     for requests in capture(conversations, codebook, mode_spec(mode), judge=False):
-        for request, tokens in zip(requests, conversation_tokens(requests, count), strict=True):
-            text_input = tokens.input - (0 if args.schema_read else tokens.schema)
-            estimated[request.messages] = (request, text_input, tokens.output)
+        for request in requests:
+            prompt = prompt_of(request, "openai", schema=args.schema_read, breakpoints=False)
+            text_input = sum(tokens(block.text) for block in prompt)
+            estimated[request.messages] = (request, text_input, output_tokens(request, tokens))
 
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for sample in log.samples:

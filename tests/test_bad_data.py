@@ -256,7 +256,17 @@ def test_a_mode_task_refuses_a_mode(tmp_path: Path) -> None:
             "omniscient",
             "seed=3",
             "unknown task parameter(s): seed; the parameters are data, codebook, shuffle_seed, "
-            "skip_invalid",
+            "skip_invalid, answer_format, schedule",
+        ),
+        (
+            "default",
+            "answer_format=json",
+            "task parameter answer_format must be one of auto, schema, prompt; got json",
+        ),
+        (
+            "default",
+            "schedule=later",
+            "task parameter schedule must be one of auto, prefix_first, all_at_once; got later",
         ),
     ],
 )

@@ -17,18 +17,12 @@ from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.estimate import breakdown
+from attunebench_inspect.estimate.bill import STRUCTURAL
 from attunebench_inspect.estimate.breakdown import call_breakdown
-from attunebench_inspect.estimate.capture import Request, capture
-from attunebench_inspect.estimate.tokens import (
-    MESSAGE_TOKENS,
-    REPLY_TOKENS,
-    TextCounts,
-    conversation_tokens,
-    counter,
-    longest_earlier_prefix,
-    segments,
-    shared_prefix,
-)
+from attunebench_inspect.estimate.capture import capture
+from attunebench_inspect.estimate.tokens import prompt_of, start_ticks, through_cache
+from attunebench_inspect.prompt_cache.count import counter
+from attunebench_inspect.prompt_cache.rules import Tokens
 from attunebench_inspect.solve import prompts
 from attunebench_inspect.solve.modes import mode_spec
 from attunebench_inspect.solve.schemas import call_of
@@ -63,8 +57,8 @@ def test_requests_are_what_a_provider_receives(
     endpoint: Endpoint, small_dataset: Callable[[int], Path], codebook: Codebook
 ) -> None:
     """The estimate's offline requests against those a real run sends through Inspect's
-    openai-api provider: the same calls, message for message. The endpoint's usage (what the run
-    logs) is characters / 4 per message, so it checks the calls, not a tokenizer."""
+    openai-api provider: the same calls, message for message, and the same prompt tokens as the
+    endpoint counts them (what the run logs)."""
     data = small_dataset(2)
     model = get_model(
         "openai-api/local/endpoint", base_url=endpoint.base_url, api_key="local", memoize=False
@@ -83,8 +77,12 @@ def test_requests_are_what_a_provider_receives(
     requests = [r for c in capture(conversations, codebook, mode_spec("default"), False) for r in c]
     assert sorted((r.call, r.messages) for r in requests) == sent
 
+    tokens = endpoint.tokens
+    # openai-api sends the response schema (a local server compiles it into a grammar), and the
+    # endpoint counts it as OpenAI would, ahead of the messages.
+    prompts_ = [prompt_of(r, "openai", schema=True, breakpoints=False) for r in requests]
     assert log.stats.model_usage[str(model)].input_tokens == sum(
-        max(1, len(text) // 4) for r in requests for _, text in r.messages
+        sum(tokens(b.text) for b in p) for p in prompts_
     )
 
 
@@ -105,87 +103,101 @@ def test_judge_reads_a_draft_as_long_as_the_original_reply(
     assert {r.free_text for r in requests if r.call == "emotion"} == {0}
 
 
-def _request(call: Any, schema: str | None, *messages: tuple[str, str]) -> Request:
-    return Request(call, messages, schema, answer="{}", free_text=0)
-
-
-def test_input_and_cacheable_prefixes_are_counted_per_segment() -> None:
-    system = ("system", "S" * 10)
-    first = _request("emotion", "{E}", system, ("user", "abcdef"))
-    other_schema = _request("binary_hp", "{B}", system, ("user", "abcXYZ"))
-    same_schema = _request("emotion", "{E}", system, ("user", "abcdeQ"))
-    draft = _request("draft", None, ("system", "D" * 10), ("user", "abcdef"))
-    tokens = conversation_tokens([first, other_schema, same_schema, draft], _by_character)
-
-    message = MESSAGE_TOKENS
-    assert [t.input for t in tokens] == [3 + 2 * message + 16 + REPLY_TOKENS] * 3 + [
-        2 * message + 16 + REPLY_TOKENS
-    ]
-    assert [t.schema for t in tokens] == [3, 3, 3, 0]
-    # The schema comes first: a call shares a prefix only with calls of the same schema.
-    assert [t.cacheable for t in tokens] == [0, 0, 3 + message + 10 + message + 5, 0]
-    # Without the schema, the system text and the start of the transcript are shared.
-    assert [t.cacheable_messages for t in tokens] == [
-        0,
-        message + 10 + message + 3,
-        message + 10 + message + 5,
-        message,  # a system message of other text: only its role is shared
-    ]
-    assert [t.output for t in tokens] == [2] * 4
-
-
-def test_shared_prefix() -> None:
-    a = (("system", "x"), ("user", "hello"))
-    assert shared_prefix(a, a) == (2, -1)
-    assert shared_prefix(a, (("system", "x"), ("user", "help"))) == (1, 3)
-    assert shared_prefix(a, (("system", "x"), ("assistant", "hello"))) == (1, -1)
-    assert shared_prefix(a, (("system", "y"),)) == (0, 0)
-    schema = (("schema", "{a}"), *a)
-    assert shared_prefix(schema, (("schema", "{b}"), *a)) == (0, -1)
-
-
 def test_estimate_table_and_json(
     small_dataset: Callable[[int], Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = str(small_dataset(2))
     prices = ["--price-in", "2", "4", "--price-out", "8", "--price-cached-in", "1", "0.4"]
+    models = ["openai/gpt-4o", "anthropic/claude-sonnet-4-5"]
     document = _estimate(
-        ["--data", data, "--mode", "all", "--judge", "--model", "a", "b", *prices], capsys
+        ["--data", data, "--mode", "all", "--judge", "--model", *models, *prices], capsys
     )
     runs = document["runs"]
     assert [(r["model"], r["mode"]) for r in runs] == [
         (model, mode)
-        for model in ("a", "b")
+        for model in models
         for mode in ("default", "verbose", "omniscient", "verbose_omniscient", "total")
     ]
-    for run, (price_in, price_cached) in zip(runs, [(2, 1)] * 5 + [(4, 0.4)] * 5, strict=True):
+    for run, (price_in, price_cached, write) in zip(
+        runs, [(2, 1, 1.0)] * 5 + [(4, 0.4, 1.25)] * 5, strict=True
+    ):
         assert run["conversations"] == (8 if run["mode"] == "total" else 2)
+        assert run["cache"] == run["model"].partition("/")[0]
+        tokens_in, read, written = (
+            run["input_tokens"],
+            run["cache_read_tokens"],
+            run["cache_written_tokens"],
+        )
         assert run["cost_usd"] == pytest.approx(
-            (run["input_tokens"] * price_in + run["output_tokens"] * 8) / 1e6
+            (tokens_in * price_in + run["output_tokens"] * 8) / 1e6
         )
-        assert 0 < run["cacheable_share"] < run["cacheable_share_messages_only"] < 1
-        cached = run["input_tokens"] * run["cacheable_share"]
-        assert run["cost_usd_cache_hits"] == pytest.approx(
-            run["cost_usd"] - cached * (price_in - price_cached) / 1e6
+        assert 0 < read < tokens_in
+        assert run["cost_usd_cache"] == pytest.approx(
+            run["cost_usd"]
+            - (read * (price_in - price_cached) - written * (write - 1) * price_in) / 1e6
         )
+        assert run["cost_usd_floor"] <= run["cost_usd_cache"] < run["cost_usd"]
+        assert run["cost_usd_batch"] < run["cost_usd"]
+    # OpenAI writes free; Anthropic writes at our breakpoints.
+    assert {r["cache_written_tokens"] > 0 for r in runs} == {False, True}
     default, verbose = document["modes"][:2]
-    assert default["by_call"]["judge"]["calls"] == default["by_call"]["draft"]["calls"]
     assert sum(t["calls"] for t in default["per_conversation"]) == default["total"]["calls"]
+    assert 0.5 < default["shared_share"] < 1
     # Verbose answers carry reasoning: more output, the same calls.
     assert verbose["total"]["output"] > default["total"]["output"]
     assert verbose["total"]["calls"] == default["total"]["calls"]
 
-    assert main(["estimate", "--data", data, "--model", "a", *prices[:2], *prices[3:5]]) == 0
+    assert main(["estimate", "--data", data, "--model", "a/b", *prices[:2], *prices[3:5]]) == 0
     table = capsys.readouterr().out
-    assert "Runs (without a judge)" in table
+    assert "Runs (without a judge; schedule prefix_first, answer format auto)" in table
     assert "output tokens (est.)" in table
     assert "$" in table
+
+
+def test_estimate_follows_the_schedule_and_the_answer_format(
+    small_dataset: Callable[[int], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sending every call at once, or the schema in OpenAI's prompt (the layout before task
+    version 3), is what the estimate shows costs more."""
+    base = [
+        "--data",
+        str(small_dataset(2)),
+        "--model",
+        "openai/gpt-4o",
+        "anthropic/claude-sonnet-4-5",
+    ]
+    prices = ["--price-in", "1", "--price-out", "1"]
+
+    def cached(*extra: str) -> list[float]:
+        return [r["cost_usd_cache"] for r in _estimate([*base, *prices, *extra], capsys)["runs"]]
+
+    ordered = cached()
+    assert all(a < b for a, b in zip(ordered, cached("--schedule", "all_at_once"), strict=True))
+    assert all(a < b for a, b in zip(ordered, cached("--answer-format", "schema"), strict=True))
+
+
+def test_calls_start_when_what_they_follow_is_done(
+    small_dataset: Callable[[int], Path], codebook: Codebook
+) -> None:
+    conv = split(load_conversations(small_dataset(1), codebook).conversations[0].conversation)[0]
+    [requests] = capture([conv], codebook, mode_spec("default"), True)
+    turns = len(conv.turns)
+    ticks = dict(zip([r.key for r in requests], start_ticks(requests, "prefix_first"), strict=True))
+    for n in range(1, turns + 1):
+        # The turn's prefix writer after the one before; its readers after it.
+        assert ticks[("binary_hp", n)] == n - 1
+        assert ticks[("emotion", n)] == ticks[("pairwise", n)] == n
+        assert ticks[("draft", n)] == n - 1
+        assert ticks[("judge", n)] == n
+    assert ticks[("post", None)] == turns
+    at_once = start_ticks(requests, "all_at_once")
+    assert {t for r, t in zip(requests, at_once, strict=True) if r.call != "judge"} == {0}
 
 
 def test_estimate_refuses_what_it_cannot_price(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = ["estimate", "--model", "a", "b", "--price-out", "1"]
+    base = ["estimate", "--model", "a/a", "b/b", "--price-out", "1"]
     assert main([*base, "--price-in", "1", "2", "3"]) == 2
     assert "--price-in takes one price or one per model (2); got 3" in capsys.readouterr().err
     assert main([*base, "--price-in", "1", "--data", str(tmp_path / "none")]) == 1
@@ -202,72 +214,59 @@ def test_character_estimate_is_calibrated(codebook: Codebook) -> None:
     conversations = [
         split(c.conversation)[0] for c in load_conversations(BUNDLED, codebook).conversations
     ]
-    requests = capture(conversations, codebook, mode_spec("default"), True)
-    totals = {
-        name: sum(t.input for c in requests for t in conversation_tokens(c, counter(name)))
-        for name in ("o200k_base", "chars")
-    }
+    requests = [r for c in capture(conversations, codebook, mode_spec("default"), True) for r in c]
+    totals = {}
+    for name in ("o200k_base", "chars"):
+        tokens = Tokens(counter(name))
+        totals[name] = sum(
+            tokens(b.text)
+            for r in requests
+            for b in prompt_of(r, "openai", schema=True, breakpoints=False)
+        )
     assert totals["chars"] == pytest.approx(totals["o200k_base"], rel=0.03)
     assert counter("o200k_base")(["hello world"]) == [2]
 
 
-def test_breakdown_attributes_what_no_earlier_call_shares() -> None:
-    """Two emotion calls of one turn and a draft, counted one token per character: the second
-    emotion call shares everything up to its question list's differing letter."""
-    system, transcript = ("system", "S" * 10), ("user", "T" * 10)
-    first_task = prompts.EMOTION_TASK.format(response="R1", questions="- q1: a", shape="{}")
-    second_task = prompts.EMOTION_TASK.format(response="R1", questions="- q1: b", shape="{}")
-    requests = [
-        _request("emotion", "{E}", system, transcript, ("user", first_task)),
-        _request("emotion", "{E}", system, transcript, ("user", second_task)),
-        _request("draft", None, ("system", "D" * 4), ("user", "hi")),
-    ]
-    counts = TextCounts(_by_character, set())
-    prefixes = longest_earlier_prefix([segments(r, schema=False) for r in requests])
-    first, second, draft = (
-        call_breakdown(r, best, counts) for r, best in zip(requests, prefixes, strict=True)
-    )
-    message, task_text = MESSAGE_TOKENS, len(first_task) - len("R1- q1: a{}")
-    assert first == {
-        breakdown.SHARED: 0,
-        breakdown.SCHEMA: 3,
-        breakdown.FORMAT: REPLY_TOKENS + 3 * message,
-        breakdown.ANALYSIS_SYSTEM: 10,
-        breakdown.TRANSCRIPT: 10,
-        breakdown.OM_REPLY: 2,
-        breakdown.OBSERVER: 7,
-        breakdown.SHAPE: 2,
-        breakdown.TASK: task_text,
+def test_breakdown_attributes_what_no_earlier_call_shares(
+    small_dataset: Callable[[int], Path], codebook: Codebook
+) -> None:
+    """A turn's emotion call, one token per character: what its prefix writer (the turn's
+    HP-facing binary call) sent before it is shared up to the end of the conversation's blocks
+    and the opening both calls' own texts have in common; the rest is its questions, shape and
+    instructions."""
+    conv = split(load_conversations(small_dataset(1), codebook).conversations[0].conversation)[0]
+    [requests] = capture([conv], codebook, mode_spec("default"), False)
+    tokens = Tokens(lambda texts: [len(t) for t in texts])
+    [lookups] = through_cache([requests], STRUCTURAL, tokens)
+    counted = {
+        r.key: call_breakdown(r, lookup, tokens)
+        for r, lookup in zip(requests, lookups, strict=True)
     }
-    shared = 2 * message + 20 + message + second_task.index("- q1: b") + len("- q1: ")
-    tail = len("\n\nReply with JSON of this shape:\n")
-    assert second == {
-        breakdown.SHARED: shared,
-        breakdown.SCHEMA: 3,
-        breakdown.FORMAT: REPLY_TOKENS,
-        breakdown.OBSERVER: 1,  # the "b"
-        breakdown.TASK: tail,
-        breakdown.SHAPE: 2,
+    emotion = next(r for r in requests if r.key == ("emotion", 1))
+    task = emotion.messages[2][1]
+    writer = next(r for r in requests if r.key == ("binary_hp", 1)).messages[2][1]
+    common = next(i for i, (a, b) in enumerate(zip(task, writer, strict=False)) if a != b)
+    transcript = sum(len(t) for role, t in emotion.messages[:2]) + len("<|system|>\n<|user|>\n")
+    questions = prompts.binary_lines(conv.turns[0], codebook, observer=True)
+    shape = task[task.index(prompts.SHAPE_HEAD) + len(prompts.SHAPE_HEAD) :]
+    assert counted[("emotion", 1)] == {
+        breakdown.SHARED: transcript + len("<|user|>\n") + common,
+        breakdown.OBSERVER: len(questions),
+        breakdown.SHAPE: len(shape),
+        breakdown.TASK: len(task) - common - len(questions) - len(shape),
     }
-    # A system message of other text: only its role is shared.
-    assert draft == {
-        breakdown.SHARED: message,
-        breakdown.SCHEMA: 0,
-        breakdown.FORMAT: REPLY_TOKENS + message,
-        breakdown.DRAFT_SYSTEM: 4,
-        breakdown.TRANSCRIPT: 2,
-    }
-    # The kinds add up to the input, and the shared prefix is the estimate's messages-only one.
-    tokens = conversation_tokens(requests, _by_character)
-    assert [sum(b.values()) for b in (first, second, draft)] == [t.input for t in tokens]
-    assert [b[breakdown.SHARED] for b in (first, second, draft)] == [
-        t.cacheable_messages for t in tokens
-    ]
+    # The first prefix writer shares nothing; the kinds of every call add up to its input, and
+    # the shared rows to the estimate's structural share.
+    first = counted[("binary_hp", 1)]
+    assert first[breakdown.SHARED] == 0 and first[breakdown.FORMAT] > 0
+    for request, lookup in zip(requests, lookups, strict=True):
+        assert sum(counted[request.key].values()) == lookup.use.prompt
+        assert counted[request.key][breakdown.SHARED] == lookup.use.read
 
 
 def test_breakdown_of_the_bundled_set_adds_up(capsys: pytest.CaptureFixture[str]) -> None:
     prices = ["--price-in", "1", "--price-out", "1"]
-    document = _estimate(["--model", "m", *prices, "--tokenizer", "chars", "--breakdown"], capsys)
+    document = _estimate(["--model", "m/m", *prices, "--tokenizer", "chars", "--breakdown"], capsys)
     (estimate,) = document["modes"]
     (mode,) = document["breakdown"]
     kinds = mode["kinds"]
@@ -276,19 +275,18 @@ def test_breakdown_of_the_bundled_set_adds_up(capsys: pytest.CaptureFixture[str]
     assert sum(k["tokens_per_conversation"] for k in kinds.values()) == pytest.approx(
         per_conversation
     )
-    assert kinds[breakdown.SHARED]["tokens_per_conversation"] == pytest.approx(
-        estimate["total"]["cacheable_messages"] / estimate["conversations"]
-    )
-    # Without a judge there is no judge material; every other kind is there.
+    assert kinds[breakdown.SHARED]["share"] == pytest.approx(estimate["shared_share"])
+    # Without a judge there is no judge material, and the schema is not in the prompt.
     assert [kind for kind, k in kinds.items() if not k["tokens_per_conversation"]] == [
-        breakdown.JUDGE
+        breakdown.SCHEMA,
+        breakdown.JUDGE,
     ]
     # Without models, the breakdown alone; with them, the bill and then the breakdown.
     only = _estimate(["--tokenizer", "chars", "--breakdown"], capsys)
     assert "runs" not in only and only["breakdown"] == document["breakdown"]
-    assert main(["estimate", "--tokenizer", "chars", "--breakdown", "--model", "m", *prices]) == 0
+    assert main(["estimate", "--tokenizer", "chars", "--breakdown", "--model", "m/m", *prices]) == 0
     text = capsys.readouterr().out
-    assert text.index("Runs (without a judge)") < text.index("input by content")
+    assert text.index("Runs (without a judge") < text.index("input by content")
 
 
 def test_estimate_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:

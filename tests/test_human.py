@@ -38,7 +38,7 @@ from .conftest import BUNDLED
 from .spy import Spy
 from .test_protocol import CANARIES, _every_label_changed, _with_canaries
 
-_TURN = re.compile(r'<turn number="(\d+)">')
+_TURN = re.compile(r'<participant turn="(\d+)">')
 _RESPONSE = re.compile(r'<response label="(\d)">\n(.*?)\n</response>', re.DOTALL)
 _COMPARISON = re.compile(r"^- (c\d+): (.*) Reply (\d) or reply (\d)\?$", re.MULTILINE)
 

@@ -247,7 +247,7 @@ def test_profile_solver_asks_once_with_the_whole_transcript(
         assert system == PROFILE_SYSTEM
         [conversation] = [c for c in raw if quote(c["turns"][0]["userMessage"]) in transcript]
         turns = conversation["turns"]
-        assert transcript.count("<turn number=") == len(turns)
+        assert transcript.count("<participant turn=") == len(turns)
         # The last reply is shown: the model reads the conversation as it ended.
         assert quote(turns[-1]["llmResponse"]) in transcript
         assert '"who_5": WHO-5 Well-Being Index, 0-25' in question
@@ -299,7 +299,7 @@ class ProfileOracle:
         visible, truth = next(
             (v, t)
             for v, t in self.profiles
-            if f"<participant>\n{quote(v.turns[0].user_message)}\n" in text
+            if f'<participant turn="1">\n{quote(v.turns[0].user_message)}\n' in text
         )
         rng = random.Random(visible.conversation_id)
         options = {

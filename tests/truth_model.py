@@ -1,8 +1,9 @@
 """A scripted model that answers from the ground truth, replacing a share of its answers with
 random ones: noise 0 is an oracle, noise 1 is the random baseline. For end-to-end tests only.
 
-It finds the conversation and turn from the prompt (the transcript's first message and last turn
-number) and the neutral pairwise labels from the quoted replies, exactly as a model would see them.
+It finds the conversation and turn from the prompt (the transcript's first message and its last
+participant turn) and the neutral pairwise labels from the quoted replies, exactly as a model
+would see them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from attunebench_inspect.solve.schemas import JUDGE_CRITERIA, call_of
 
 from .spy import Spy
 
-_TURN = re.compile(r'<turn number="(\d+)">')
+_TURN = re.compile(r'<participant turn="(\d+)">')
 _RESPONSE = re.compile(r'<response label="(\d)">\n(.*?)\n</response>', re.DOTALL)
 _COMPARISON = re.compile(r"^- (c\d+): (.*) Reply (\d) or reply (\d)\?$", re.MULTILINE)
 
@@ -55,7 +56,7 @@ class TruthModel:
 
     def _find(self, text: str) -> tuple[VisibleConversation, GroundTruth]:
         for visible, truth in self.conversations:
-            if f"<participant>\n{quote(visible.turns[0].user_message)}\n" in text:
+            if f'<participant turn="1">\n{quote(visible.turns[0].user_message)}\n' in text:
                 return visible, truth
         raise LookupError("conversation not found in the prompt")
 

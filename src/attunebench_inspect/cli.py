@@ -135,6 +135,7 @@ def _estimate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .estimate import (
+        Plan,
         Prices,
         TokenizerMissing,
         default_tokenizer,
@@ -174,6 +175,7 @@ def _estimate(args: argparse.Namespace) -> int:
             modes,
             args.judge,
             args.tokenizer or default_tokenizer(),
+            plan=Plan(args.schedule, args.answer_format),
             bill=bool(models),
             breakdown=args.breakdown,
         )
@@ -288,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .estimate import TOKENIZERS
     from .solve.modes import MODES
+    from .solve.requests import ANSWER_FORMATS
 
     estimate = commands.add_parser(
         "estimate",
@@ -311,7 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument(
         "--model", nargs="+", help="model name(s) to bill (needs --price-in and --price-out)"
     )
-    for name, what in (("in", "input"), ("out", "output"), ("cached-in", "cached input")):
+    for name, what in (
+        ("in", "input"),
+        ("out", "output"),
+        ("cached-in", "cached input (default: the provider's documented share of the input)"),
+    ):
         estimate.add_argument(
             f"--price-{name}",
             type=float,
@@ -320,6 +327,20 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"{what} price in US dollars per million tokens: one for all models, "
             "or one per model",
         )
+    estimate.add_argument(
+        "--schedule",
+        choices=("prefix_first", "all_at_once"),
+        default="prefix_first",
+        help="the order calls are sent in without --batch (the task parameter schedule; "
+        "default: prefix_first, what auto picks)",
+    )
+    estimate.add_argument(
+        "--answer-format",
+        choices=ANSWER_FORMATS,
+        default="auto",
+        help="the task parameter answer_format: schema puts the response schema in OpenAI's "
+        "and Anthropic's prompts (default: auto)",
+    )
     estimate.add_argument(
         "--tokenizer",
         choices=TOKENIZERS,

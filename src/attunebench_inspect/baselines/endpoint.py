@@ -28,12 +28,13 @@ from typing import Any
 
 from inspect_ai.util import JSONSchema
 
-from ..estimate.tokens import counter, default_tokenizer
+from ..prompt_cache.count import counter, default_tokenizer
 from ..prompt_cache.prompt import Dialect, Prompt, from_anthropic, from_openai
 from ..prompt_cache.rules import (
     ANTHROPIC,
     OPENAI,
     OPENAI_EXPLICIT,
+    SHARED,
     CacheRules,
     CacheUse,
     Lookup,
@@ -59,7 +60,9 @@ FAULTS = (
 )
 _DEEP_LEVELS = 5000
 """How deeply a `deep` fault wraps its answer: past Python's default recursion limit (1000)."""
-CACHES: dict[str, CacheRules] = {r.name: r for r in (OPENAI, OPENAI_EXPLICIT, ANTHROPIC)}
+CACHES: dict[str, CacheRules] = {r.name: r for r in (OPENAI, OPENAI_EXPLICIT, ANTHROPIC, SHARED)}
+"""The cache models an endpoint can follow; `shared` reads every prefix shared with a finished
+request, whole (what any cache could serve)."""
 DRAFT = "That sounds hard. What would help most right now?"
 
 

@@ -1,9 +1,9 @@
 """Calls, tokens and the bill of a run, known before it starts (`attunebench estimate`)."""
 
-from .bill import ModeEstimate, Prices, RunBill, bills
+from ..prompt_cache.count import TOKENIZERS, TokenizerMissing, default_tokenizer
+from .bill import ModeEstimate, Plan, Prices, RunBill, bills
 from .breakdown import KINDS, Breakdown
 from .command import Estimates, estimate_modes, to_json, to_terminal
-from .tokens import TOKENIZERS, TokenizerMissing, default_tokenizer
 
 __all__ = [
     "KINDS",
@@ -11,6 +11,7 @@ __all__ = [
     "Breakdown",
     "Estimates",
     "ModeEstimate",
+    "Plan",
     "Prices",
     "RunBill",
     "TokenizerMissing",

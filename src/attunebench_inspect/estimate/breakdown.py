@@ -1,11 +1,12 @@
 """Which input no two calls share (`attunebench estimate --breakdown`).
 
-Each call's input splits into the prefix it shares with an earlier call of the same conversation
-(messages only, as vLLM, sglang and llama-server read a prompt; `tokens.py`'s rule) and the rest;
-the rest is attributed to the kind of content it is. The kinds are found by matching each message
-against the prompt templates of `solve/prompts.py`, so they follow the prompts without a copy.
-Token counts are exact sums: a span's tokens are those of the text up to its end less those of
-the text up to its start, so the kinds of a call add up to its input.
+Each call's input (messages only, as OpenAI renders them, no response schema) splits into the
+prefix it shares with a call sent before it in the same conversation (the structural limit of
+bill.py: what any cache could serve) and the rest; the rest is attributed to the kind of content
+it is. The kinds are found by matching each call's own text against the prompt templates of
+`solve/prompts.py`, so they follow the prompts without a copy. Token counts are exact sums: a
+span's tokens are those of the text up to its end less those of the text up to its start, so the
+kinds of a call add up to its input.
 """
 
 from __future__ import annotations
@@ -15,27 +16,21 @@ import string
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..prompt_cache.prompt import ROLE_MARKER, Block
+from ..prompt_cache.rules import Lookup, Tokens
 from ..solve import prompts
 from ..solve.modes import Mode
 from ..solve.record import CallType
-from .bill import percent, table
+from .bill import STRUCTURAL, percent, table
 from .capture import Request
-from .tokens import (
-    MESSAGE_TOKENS,
-    REPLY_TOKENS,
-    TextCounts,
-    TokenCount,
-    longest_earlier_prefix,
-    segments,
-)
+from .tokens import prompt_of, through_cache
 
 SHARED = "shared prefix (with an earlier call)"
 SCHEMA = "response schema"
-FORMAT = "chat format (per message and request)"
+FORMAT = "chat format (a role marker per message)"
 DRAFT_SYSTEM = "system text, drafts"
 ANALYSIS_SYSTEM = "system text, analysis calls"
 TRANSCRIPT = "transcript"
-OM_REPLY = "OM reply quoted (emotion, binary HP)"
 OBSERVER = "binary questions, observer phrasing"
 HP_FACING = "binary questions, HP-facing phrasing"
 CANDIDATES = "pairwise candidate replies"
@@ -51,7 +46,6 @@ KINDS = (
     DRAFT_SYSTEM,
     ANALYSIS_SYSTEM,
     TRANSCRIPT,
-    OM_REPLY,
     OBSERVER,
     HP_FACING,
     CANDIDATES,
@@ -109,15 +103,18 @@ def _task_spans(call: CallType, text: str) -> list[Span]:
 
 
 def message_spans(call: CallType, index: int, role: str, text: str) -> list[Span]:
-    """The content kinds of message `index` of a call."""
-    if call == "judge":
-        return [(len(text), JUDGE)]
+    """The content kinds of message `index` of a call (its text without the role marker)."""
     if role == "system":
-        return [(len(text), DRAFT_SYSTEM if call == "draft" else ANALYSIS_SYSTEM)]
-    # A draft's messages are the conversation itself; an analysis call's first user message is
-    # the transcript, its second the task.
+        kinds = {"draft": DRAFT_SYSTEM, "judge": JUDGE}
+        return [(len(text), kinds.get(call, ANALYSIS_SYSTEM))]
+    # A draft's messages are the conversation itself; an analysis or judge call's first user
+    # message is the conversation's blocks, its second the call's own text.
     if call == "draft" or index == 1:
         return [(len(text), TRANSCRIPT)]
+    if index > 2:  # a repair round
+        return [(len(text), TASK)]
+    if call == "judge":
+        return [(len(text), JUDGE)]
     if call == "post":
         return [(len(text), POST)]
     if call in _TASKS:
@@ -125,42 +122,31 @@ def message_spans(call: CallType, index: int, role: str, text: str) -> list[Span
     return [(len(text), TASK)]
 
 
-def call_breakdown(request: Request, best: tuple[int, int], counts: TextCounts) -> Counter[str]:
-    """One call's input tokens by kind, given its longest prefix shared with an earlier call
-    (whole messages, characters of the next: -1 where not even its role is shared)."""
-    whole, chars = best
-    prompt = segments(request, schema=False)
-    tokens: Counter[str] = Counter()
-    tokens[SHARED] = counts.prefix(prompt, whole, chars)
-    tokens[SCHEMA] = counts(request.schema) if request.schema is not None else 0
-    tokens[FORMAT] = REPLY_TOKENS
+def _block_spans(request: Request, block: Block, first: bool) -> list[Span]:
+    """A block's content kinds: its role marker, where it opens a message, then its text's."""
+    role = request.chat[block.message].role
+    marker = len(ROLE_MARKER.format(role=role)) if first else 0
+    spans = message_spans(request.call, block.message, role, block.text[marker:])
+    return [(marker, FORMAT), *((end + marker, kind) for end, kind in spans)]
+
+
+def call_breakdown(request: Request, lookup: Lookup, tokens: Tokens) -> Counter[str]:
+    """One call's input tokens by kind, given what it shares with calls sent before it."""
+    prompt = prompt_of(request, "openai", schema=False, breakpoints=False)
+    whole, chars = lookup.shared
+    counted: Counter[str] = Counter({SHARED: lookup.use.read})
     for index in range(whole, len(prompt)):
-        role, text = prompt[index]
-        start = chars if index == whole and chars >= 0 else 0
-        if not (index == whole and chars >= 0):
-            tokens[FORMAT] += MESSAGE_TOKENS  # in the shared prefix where its role is
-        before = counts(text[:start])
-        for end, kind in message_spans(request.call, index, role, text):
+        block = prompt[index]
+        first = index == 0 or prompt[index - 1].message != block.message
+        start = chars if index == whole else 0
+        before = tokens(block.text[:start])
+        for end, kind in _block_spans(request, block, first):
             if end <= start:
                 continue
-            upto = counts(text[:end])
-            tokens[kind] += upto - before
+            upto = tokens(block.text[:end])
+            counted[kind] += upto - before
             start, before = end, upto
-    return tokens
-
-
-def conversation_breakdown(
-    requests: list[Request], counts: TextCounts
-) -> tuple[Counter[str], dict[CallType, Counter[str]]]:
-    """Tokens by kind of one conversation: in all, and per call type."""
-    prompts_ = [segments(r, schema=False) for r in requests]
-    total: Counter[str] = Counter()
-    by_call: dict[CallType, Counter[str]] = {}
-    for request, best in zip(requests, longest_earlier_prefix(prompts_), strict=True):
-        tokens = call_breakdown(request, best, counts)
-        total.update(tokens)
-        by_call.setdefault(request.call, Counter()).update(tokens)
-    return total, by_call
+    return counted
 
 
 @dataclass
@@ -183,23 +169,24 @@ class Breakdown:
 
 
 def mode_breakdown(
-    mode: Mode, judge: bool, conversations: list[list[Request]], count: TokenCount
+    mode: Mode, judge: bool, conversations: list[list[Request]], tokens: Tokens
 ) -> Breakdown:
     """One mode's input by kind, from the requests `captured` built for it."""
     result = Breakdown(mode, judge)
-    for requests in conversations:
-        texts = {text for r in requests for _, text in segments(r, schema=True)}
-        total, by_call = conversation_breakdown(requests, TextCounts(count, texts))
+    for requests, lookups in zip(
+        conversations, through_cache(conversations, STRUCTURAL, tokens), strict=True
+    ):
         result.conversations += 1
-        result.total.update(total)
-        for call, tokens in by_call.items():
-            result.by_call.setdefault(call, Counter()).update(tokens)
+        for request, lookup in zip(requests, lookups, strict=True):
+            counted = call_breakdown(request, lookup, tokens)
+            result.total.update(counted)
+            result.by_call.setdefault(request.call, Counter()).update(counted)
     return result
 
 
 PREFIX_RULE = (
-    "messages only: a prefix shared with an earlier call of the same conversation, the response "
-    "schema left out (as vLLM, sglang and llama-server read a prompt)"
+    "a prefix shared with a call of the same conversation sent before it (the schedule "
+    "prefix_first), the response schema left out: what any prompt cache could serve"
 )
 
 

@@ -1,9 +1,9 @@
 """Every request of a run, built offline by the real solver against a model that records them.
 
 The walk of each conversation is the solver's own (`ConversationWalk`), through Inspect's
-`Model.generate`, so the messages and response schemas are byte for byte those a provider would
-receive (tests/test_estimate.py checks them against Inspect's openai-api provider). No eval runs,
-so nothing is logged.
+`Model.generate`, so the messages and response schemas are those Inspect hands a provider
+(tests/test_estimate.py checks the requests against Inspect's providers through the loopback
+endpoint). No eval runs, so nothing is logged.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from ..baselines.providers import majority_fill
 from ..data.codebook import Codebook
 from ..data.split import VisibleConversation
 from ..solve.modes import ModeSpec
+from ..solve.prompts import message_text
 from ..solve.record import CallType
+from ..solve.requests import CallKey, Schedule
 from ..solve.schemas import call_of
 from ..solve.solver import ConversationWalk
 
@@ -37,20 +39,46 @@ CAPTURE_MODEL = "mockllm/attunebench-estimate"
 
 @dataclass(frozen=True)
 class Request:
-    """One call as the provider receives it, and the answer the estimate assumes."""
+    """One call as Inspect is asked to send it, and the answer the estimate assumes."""
 
     call: CallType
-    messages: tuple[tuple[str, str], ...]
-    """(role, text) of every message, in order."""
-    schema: str | None
-    """The response schema as JSON text; None for the free-text draft."""
+    turn: int | None
+    chat: tuple[ChatMessage, ...] = field(compare=False, repr=False)
+    """The messages as the solver handed them to `generate` (content blocks, breakpoints)."""
+    response_schema: ResponseSchema | None = field(compare=False, repr=False)
+    """The call's schema (name and description too), whether or not a provider is sent it."""
     answer: str
     free_text: int
     """Free-text fields (reasoning) in the schema, which the shortest valid answer leaves
     nearly empty and a real model writes out."""
-    response_schema: ResponseSchema | None = field(default=None, compare=False, repr=False)
-    """The schema as the solver passed it to `generate` (name and description too), so the
-    request can be sent again exactly (bench/run.py's replay)."""
+
+    @property
+    def key(self) -> CallKey:
+        return (self.call, self.turn)
+
+    @property
+    def messages(self) -> tuple[tuple[str, str], ...]:
+        """(role, text) of every message, content blocks joined as a provider reads them."""
+        return tuple((m.role, message_text(m)) for m in self.chat)
+
+    @property
+    def schema(self) -> str | None:
+        """The response schema as JSON text; None for the free-text draft."""
+        if self.response_schema is None:
+            return None
+        return json.dumps(self.response_schema.json_schema.model_dump(exclude_none=True))
+
+
+def turn_of(call: CallType, messages: list[ChatMessage]) -> int | None:
+    """A call's turn, read off its layout (solve/prompts.py): an analysis or judge call's
+    second message holds the conversation's blocks, two per turn after the topic; a draft has
+    one user message per turn."""
+    if call == "post":
+        return None
+    if call == "draft":
+        return sum(m.role == "user" for m in messages)
+    blocks = messages[1].content
+    return len(blocks) // 2 if isinstance(blocks, list) else None
 
 
 def free_text_fields(schema: JSONSchema) -> int:
@@ -88,16 +116,15 @@ class _Recorder:
             answer = self.conv.turns[turn - 1].om_response
         else:
             answer = json.dumps(majority_fill(schema.json_schema))
+        call = call_of(schema.name if schema else None)
         self.requests.append(
             Request(
-                call=call_of(schema.name if schema else None),
-                messages=tuple((message.role, message.text) for message in input),
-                schema=json.dumps(schema.json_schema.model_dump(exclude_none=True))
-                if schema
-                else None,
+                call=call,
+                turn=turn_of(call, input),
+                chat=tuple(input),
+                response_schema=schema,
                 answer=answer,
                 free_text=free_text_fields(schema.json_schema) if schema else 0,
-                response_schema=schema,
             )
         )
         output = ModelOutput.from_content(model=CAPTURE_MODEL, content=answer)
@@ -114,15 +141,23 @@ async def _walk(
     model = get_model(  # inspect-evals-lint: ignore[get_model_location] -- see above
         CAPTURE_MODEL, custom_outputs=recorder, memoize=False
     )
-    walk = ConversationWalk(conv, codebook, spec, 0, model, model if judge else None)
+    # The schema goes with every call here (it is captured either way; the estimate decides
+    # per provider whether it is sent), and every call at once (the order of a run is modelled
+    # from the schedule's dependencies, not from this walk's).
+    walk = ConversationWalk(
+        conv, codebook, spec, 0, model, model if judge else None, "schema", SCHEDULE
+    )
     await walk.run()
     return recorder.requests
+
+
+SCHEDULE: Schedule = "all_at_once"
 
 
 def capture(
     conversations: Iterable[VisibleConversation], codebook: Codebook, spec: ModeSpec, judge: bool
 ) -> list[list[Request]]:
-    """The requests of every conversation in one mode, in the order the walk makes them."""
+    """The requests of every conversation in one mode."""
 
     async def walk_all() -> list[list[Request]]:
         # One task per conversation: outside an eval, Inspect keeps a transcript of every call in

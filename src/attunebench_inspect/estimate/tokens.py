@@ -1,188 +1,98 @@
-"""Tokens of each request: input, the cacheable prefix, and the estimated output.
+"""A run's requests through a provider's prompt cache, in the order the solver sends them.
 
-Text is counted with OpenAI's o200k_base or cl100k_base encoding (toktok, whose vocabularies are
-compiled in: no download, and counts identical to tiktoken's), or, without it, at a calibrated
-number of characters per token. A prompt is the response schema (first, where OpenAI documents
-placing it), then each message with OpenAI's chat-format overhead.
+A request is counted as the provider's cache sees it (prompt_cache/prompt.py): its blocks in the
+provider's order, each message opened by a role marker of a few tokens, as the loopback
+endpoints count it (prompt_cache/count.py counts the text).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..solve.record import CallType
+from ..prompt_cache.prompt import Dialect, Prompt, from_messages
+from ..prompt_cache.rules import CacheRules, CacheUse, Lookup, PromptCache, Tokens
+from ..solve.requests import CallKey, Schedule, after
 from .capture import Request
 
-TokenCount = Callable[[list[str]], list[int]]
-"""Token counts of texts, in their order."""
-
-ENCODINGS = ("o200k_base", "cl100k_base")
-CHARS = "chars"
-TOKENIZERS = (*ENCODINGS, CHARS)
-CHARS_PER_TOKEN = 4.20
-CHARS_PER_TOKEN_JSON = 2.84
-"""Without a tokenizer: characters per o200k_base token of prose and of JSON (response schemas
-and structured answers), measured on every request of the bundled set in all four modes with a
-judge (docs/cost-and-scale.md has the error)."""
-MESSAGE_TOKENS = 3
-"""Role and delimiters of each message, as OpenAI counts its chat format."""
-REPLY_TOKENS = 3
-"""What primes the reply, once per request."""
 FREE_TEXT_TOKENS = 60
 """Allowance per free-text field a real model writes (verbose reasoning, the judge's reasoning):
 two or three sentences."""
-_SCHEMA = "schema"
 
 
-class TokenizerMissing(RuntimeError):
-    pass
-
-
-def _by_characters(texts: list[str]) -> list[int]:
-    # The JSON texts (schemas, structured answers) are objects; a rare message that starts with
-    # a brace is only counted at the JSON rate.
-    return [
-        round(len(text) / (CHARS_PER_TOKEN_JSON if text.startswith("{") else CHARS_PER_TOKEN))
-        for text in texts
-    ]
-
-
-def counter(name: str) -> TokenCount:
-    """Token counts of many texts at once, by encoding name or `chars`."""
-    if name == CHARS:
-        return _by_characters
-    try:
-        # Imported by name: toktok is an optional dependency and ships no type information.
-        toktok = importlib.import_module("toktok")
-    except ImportError:
-        raise TokenizerMissing(
-            f"counting with {name} needs toktok: pip install 'attunebench-inspect[estimate]', "
-            f"or use --tokenizer {CHARS}"
-        ) from None
-    return lambda texts: [int(n) for n in toktok.batch_count(texts, name)]
-
-
-def default_tokenizer() -> str:
-    """o200k_base (OpenAI's current encoding) where toktok is installed, else characters."""
-    return ENCODINGS[0] if importlib.util.find_spec("toktok") else CHARS
-
-
-Segment = tuple[str, str]
-"""(kind, text): the schema, or a message's role and its text."""
-
-
-def segments(request: Request, *, schema: bool) -> tuple[Segment, ...]:
-    head: tuple[Segment, ...] = (
-        ((_SCHEMA, request.schema),) if schema and request.schema is not None else ()
+def prompt_of(request: Request, dialect: Dialect, *, schema: bool, breakpoints: bool) -> Prompt:
+    """`request` as a provider of `dialect` receives it: with its response schema in the prompt
+    or not, with our cache breakpoints or not."""
+    return from_messages(
+        request.chat,
+        request.response_schema if schema else None,
+        dialect,
+        breakpoints=breakpoints,
     )
-    return head + request.messages
 
 
-def common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix of two strings."""
-    # Binary search on slice equality: string comparison runs in C, a character loop does not.
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+def start_ticks(requests: list[Request], schedule: Schedule) -> list[int]:
+    """When each request of a conversation starts if every call takes one tick and starts as
+    soon as the calls it follows (`solve.requests.after`) are done: the order the solver sends
+    in, with as many connections as it wants."""
+    turns = max((r.turn or 0 for r in requests), default=0)
+    present = {r.key for r in requests}
+    ticks: dict[CallKey, int] = {}
 
+    def tick(key: CallKey) -> int:
+        if key not in ticks:
+            ticks[key] = max(
+                (tick(d) + 1 for d in after(*key, turns, schedule) if d in present), default=0
+            )
+        return ticks[key]
 
-def shared_prefix(a: Sequence[Segment], b: Sequence[Segment]) -> tuple[int, int]:
-    """How much of `a` is a prefix of `b`: whole segments, then characters of the next segment
-    of `a` (-1 where nothing of it is shared, not even its role). A schema is shared whole or
-    not at all: how a provider renders it is not known, only that it comes first."""
-    whole = 0
-    for (kind_a, text_a), (kind_b, text_b) in zip(a, b, strict=False):
-        if text_a == text_b and kind_a == kind_b:
-            whole += 1
-        elif kind_a == kind_b != _SCHEMA:
-            return whole, common_prefix(text_a, text_b)
-        else:
-            return whole, -1
-    return whole, -1
+    return [tick(r.key) for r in requests]
 
 
 @dataclass(frozen=True)
-class CallTokens:
-    call: CallType
-    input: int
-    schema: int
-    """Of the input, the response schema: none of it where a server enforces the schema with
-    a grammar instead of reading it (vLLM, sglang, llama-server)."""
-    cacheable: int
-    """Input in a prefix (schema first) shared with an earlier call of the conversation."""
-    cacheable_messages: int
-    """The same with the schema left out of the prompt."""
-    output: int
+class Through:
+    """A provider's cache and how requests reach it."""
+
+    rules: CacheRules
+    schedule: Schedule
+    schema: bool
+    """Whether the response schema is part of the prompt."""
 
 
-class TextCounts:
-    """Token counts of one conversation's texts, each distinct text counted once."""
-
-    def __init__(self, count: TokenCount, texts: set[str]) -> None:
-        self._count = count
-        distinct = sorted(texts)
-        self._known = dict(zip(distinct, count(distinct), strict=True))
-
-    def __call__(self, text: str) -> int:
-        if text not in self._known:
-            self._known[text] = self._count([text])[0]
-        return self._known[text]
-
-    def segment(self, segment: Segment, chars: int | None = None) -> int:
-        kind, text = segment
-        overhead = 0 if kind == _SCHEMA else MESSAGE_TOKENS
-        return overhead + self(text if chars is None else text[:chars])
-
-    def prefix(self, prompt: Sequence[Segment], whole: int, chars: int) -> int:
-        tokens = sum(self.segment(s) for s in prompt[:whole])
-        if chars >= 0 and whole < len(prompt):
-            tokens += self.segment(prompt[whole], chars)
-        return tokens
-
-
-def longest_earlier_prefix(prompts: Sequence[Sequence[Segment]]) -> list[tuple[int, int]]:
-    """For each prompt, its longest prefix shared with an earlier one, as `shared_prefix` gives
-    it (whole segments, characters of the next)."""
-    # Every candidate is a prefix of the same prompt, so the longest is the one to count.
-    return [
-        max((shared_prefix(prompt, earlier) for earlier in prompts[:i]), default=(0, -1))
-        for i, prompt in enumerate(prompts)
-    ]
+def through_cache(
+    conversations: list[list[Request]], through: Through, tokens: Tokens
+) -> list[list[Lookup]]:
+    """Every request's use of the provider's cache, conversations side by side: at each tick,
+    the writes of the requests that finished become readable, then the requests that start look
+    the cache up."""
+    cache = PromptCache(through.rules, tokens)
+    timeline: dict[int, list[tuple[int, int, Prompt]]] = {}
+    for c, requests in enumerate(conversations):
+        for i, (request, start) in enumerate(
+            zip(requests, start_ticks(requests, through.schedule), strict=True)
+        ):
+            prompt = prompt_of(
+                request,
+                through.rules.dialect,
+                schema=through.schema,
+                breakpoints=through.rules.breakpoints,
+            )
+            timeline.setdefault(start, []).append((c, i, prompt))
+    results: list[list[Lookup | None]] = [[None] * len(r) for r in conversations]
+    running: list[Lookup] = []
+    for tick in sorted(timeline):
+        for lookup in running:
+            lookup.commit()
+        running = []
+        for c, i, prompt in timeline[tick]:
+            lookup = cache.lookup(prompt)
+            results[c][i] = lookup
+            running.append(lookup)
+    return [[lookup for lookup in row if lookup is not None] for row in results]
 
 
-def _cacheable(prompts: list[tuple[Segment, ...]], counts: TextCounts) -> list[int]:
-    return [
-        counts.prefix(prompt, *best)
-        for prompt, best in zip(prompts, longest_earlier_prefix(prompts), strict=True)
-    ]
+def output_tokens(request: Request, tokens: Tokens) -> int:
+    return tokens(request.answer) + FREE_TEXT_TOKENS * request.free_text
 
 
-def conversation_tokens(requests: list[Request], count: TokenCount) -> list[CallTokens]:
-    """Tokens of each request of one conversation, in the order they were made."""
-    texts = {text for r in requests for _, text in segments(r, schema=True)}
-    texts |= {r.answer for r in requests}
-    counts = TextCounts(count, texts)
-    prompts = [segments(r, schema=True) for r in requests]
-    cacheable = _cacheable(prompts, counts)
-    cacheable_messages = _cacheable([segments(r, schema=False) for r in requests], counts)
-    return [
-        CallTokens(
-            call=r.call,
-            input=sum(counts.segment(s) for s in prompt) + REPLY_TOKENS,
-            schema=counts(r.schema) if r.schema is not None else 0,
-            cacheable=shared,
-            cacheable_messages=shared_messages,
-            output=counts(r.answer) + FREE_TEXT_TOKENS * r.free_text,
-        )
-        for r, prompt, shared, shared_messages in zip(
-            requests, prompts, cacheable, cacheable_messages, strict=True
-        )
-    ]
+def uses(lookups: list[list[Lookup]]) -> list[CacheUse]:
+    return [lookup.use for row in lookups for lookup in row]

@@ -19,6 +19,7 @@ from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
+    ContentText,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -32,7 +33,7 @@ from ..data.codebook import load_codebook
 from ..data.load import load_conversations
 from ..data.problems import InputError
 from ..data.split import VisibleConversation, split
-from ..solve.prompts import REPAIR, transcript
+from ..solve.prompts import REPAIR, message_text, spine, upto
 from ..solve.record import CallType
 from ..solve.schemas import call_of
 from . import PROVIDER
@@ -47,16 +48,16 @@ class CallIndex:
     """Which conversation and turn a call's messages belong to, by exact transcript match."""
 
     def __init__(self, conversations: Iterable[VisibleConversation]) -> None:
-        # Analysis calls: the second message is the transcript up to the turn (its reply is in the
-        # task), the post call's the whole transcript. Drafts: the chat so far, system left out.
-        self.analysis: dict[str, list[Call]] = defaultdict(list)
+        # Analysis and judge calls: the second message is the conversation's blocks up to the
+        # turn's message or its reply. Drafts: the chat so far, system left out.
+        self.analysis: dict[tuple[str, ...], list[Call]] = defaultdict(list)
         self.drafts: dict[tuple[str, ...], list[Call]] = defaultdict(list)
         for conv in conversations:
-            cid, count = conv.conversation_id, len(conv.turns)
-            for upto in range(1, count + 1):
-                key = transcript(conv, upto, include_last_reply=False)
-                self.analysis[key].append((cid, upto))
-            self.analysis[transcript(conv, count, include_last_reply=True)].append((cid, None))
+            cid, blocks = conv.conversation_id, spine(conv)
+            for turn in conv.turns:
+                for reply in (False, True):
+                    key = tuple(blocks[: upto(turn.turn_number, reply=reply)])
+                    self.analysis[key].append((cid, turn.turn_number))
             chat: list[str] = []
             for turn in conv.turns:
                 chat.append(turn.user_message)
@@ -74,10 +75,17 @@ class CallIndex:
         if messages and messages[-1].role == "user" and messages[-1].text.startswith(_REPAIR_HEAD):
             messages = messages[:-2]  # the repair round asks the same call again
         if call == "draft":
-            calls = self.drafts.get(tuple(m.text for m in messages[1:]), [])
+            calls = self.drafts.get(tuple(message_text(m) for m in messages[1:]), [])
+        elif len(messages) > 1 and isinstance(messages[1].content, list):
+            key = tuple(c.text for c in messages[1].content if isinstance(c, ContentText))
+            calls = self.analysis.get(key, [])
         else:
-            calls = self.analysis.get(messages[1].text, []) if len(messages) > 1 else []
-        return calls[0] if calls else None
+            calls = []
+        if not calls:
+            return None
+        # The post-conversation call reads the whole conversation, as the last turn's do.
+        cid, turn = calls[0]
+        return (cid, None) if call == "post" else (cid, turn)
 
 
 def _content(call: CallType, answer: Any) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from inspect_ai.model import ChatMessage, ContentText, ResponseSchema
@@ -26,20 +26,28 @@ class Block:
     text: str
     mark: bool = False
     """A cache breakpoint after this block."""
+    message: int = field(default=-1, compare=False)
+    """Which of the request's messages it comes from (-1: the schema or a tool)."""
 
 
 Prompt = tuple[Block, ...]
 
 
 def _role(role: str) -> str:
-    return f"<|{role}|>\n"
+    return ROLE_MARKER.format(role=role)
 
 
-def _message_blocks(role: str, texts: Sequence[tuple[str, bool]]) -> list[Block]:
+ROLE_MARKER = "<|{role}|>\n"
+
+
+def _message_blocks(role: str, texts: Sequence[tuple[str, bool]], message: int) -> list[Block]:
     if not texts:
-        return [Block(_role(role))]
+        return [Block(_role(role), message=message)]
     first, mark = texts[0]
-    return [Block(_role(role) + first, mark), *(Block(t, m) for t, m in texts[1:])]
+    return [
+        Block(_role(role) + first, mark, message),
+        *(Block(t, m, message) for t, m in texts[1:]),
+    ]
 
 
 def schema_text(schema: Mapping[str, Any]) -> str:
@@ -70,9 +78,11 @@ def from_openai(body: Mapping[str, Any]) -> Prompt:
     if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
         schema = (response_format.get("json_schema") or {}).get("schema") or {}
         blocks.append(Block(_role("schema") + schema_text(schema)))
-    for message in body.get("messages") or []:
+    for index, message in enumerate(body.get("messages") or []):
         blocks += _message_blocks(
-            str(message.get("role")), _parts(message.get("content"), "prompt_cache_breakpoint")
+            str(message.get("role")),
+            _parts(message.get("content"), "prompt_cache_breakpoint"),
+            index,
         )
     return tuple(blocks)
 
@@ -85,15 +95,18 @@ def from_anthropic(body: Mapping[str, Any]) -> Prompt:
         blocks.append(Block(_role("tool") + schema_text(tool), "cache_control" in tool))
     system = body.get("system")
     if system:
-        blocks += _message_blocks("system", _parts(system, "cache_control"))
+        blocks += _message_blocks("system", _parts(system, "cache_control"), -1)
     output_format = body.get("output_format")
     if isinstance(output_format, Mapping):
         # Structured outputs: the schema changes the prompt ahead of the messages.
         blocks.append(Block(_role("schema") + schema_text(output_format.get("schema") or {})))
-    for message in body.get("messages") or []:
+    for index, message in enumerate(body.get("messages") or []):
         blocks += _message_blocks(
-            str(message.get("role")), _parts(message.get("content"), "cache_control")
+            str(message.get("role")), _parts(message.get("content"), "cache_control"), index
         )
+    if "cache_control" in body and blocks:
+        # Automatic caching: a breakpoint on the last block, whatever the request marks.
+        blocks[-1] = replace(blocks[-1], mark=True)
     return tuple(blocks)
 
 
@@ -125,8 +138,8 @@ def from_messages(
         blocks.append(
             Block(_role("schema") + schema_text(schema.json_schema.model_dump(exclude_none=True)))
         )
-    merged: list[tuple[str, list[tuple[str, bool]]]] = []
-    for message in messages:
+    merged: list[tuple[str, list[tuple[str, bool]], int]] = []
+    for index, message in enumerate(messages):
         texts = _texts(message)
         if message.role == "system":
             texts = [("\n".join(t for t, _ in texts), dialect == "anthropic" and breakpoints)]
@@ -135,12 +148,12 @@ def from_messages(
         if dialect == "anthropic" and merged and merged[-1][0] == message.role == "user":
             merged[-1][1].extend(texts)
         else:
-            merged.append((message.role, list(texts)))
-    for role, texts in merged:
-        blocks += _message_blocks(role, texts)
+            merged.append((message.role, list(texts), index))
+    for role, texts, index in merged:
+        blocks += _message_blocks(role, texts, index)
     if dialect == "anthropic" and schema is not None:
         blocks.insert(
-            sum(1 for role, _ in merged[:1] if role == "system"),
+            sum(1 for role, _, _ in merged[:1] if role == "system"),
             Block(_role("schema") + schema_text(schema.json_schema.model_dump(exclude_none=True))),
         )
     return tuple(blocks)

@@ -67,6 +67,9 @@ OPENAI_EXPLICIT = CacheRules(
 ANTHROPIC = CacheRules(
     "anthropic", "anthropic", "breakpoints", min_tokens=1024, write_price=1.25, breakpoints=True
 )
+SHARED = CacheRules("shared", "openai", "prefix", min_tokens=0)
+"""No provider: every prefix shared with an earlier call, whole, as a perfect cache would read
+it (the structural limit, and what a local server's prefix cache can reuse)."""
 
 _ANTHROPIC_MINIMUM = (
     ("haiku-4-5", 4096),
@@ -175,6 +178,9 @@ class Lookup:
 
     use: CacheUse
     _commit: Callable[[], None] = field(repr=False)
+    shared: tuple[int, int] = (0, 0)
+    """Prefix caches: how much of the prompt a cached one shares, whole blocks and characters
+    of the next, before the minimum and step are applied."""
 
     def commit(self) -> None:
         self._commit()
@@ -204,7 +210,7 @@ class PromptCache:
     def _prefix(self, prompt: Prompt) -> Lookup:
         hashes, sums = _hashes(prompt), self.tokens.cumulative(prompt)
         whole = max((k for k, h in enumerate(hashes) if h in self._entries), default=-1)
-        shared = 0
+        shared = chars = 0
         if whole >= 0:
             shared = sums[whole]
             if whole < len(prompt):
@@ -222,7 +228,7 @@ class PromptCache:
                 for k, block in enumerate(prompt):
                     self._next.setdefault(hashes[k], set()).add(block.text)
 
-        return Lookup(CacheUse(sums[-1], read=min(read, sums[-1])), commit)
+        return Lookup(CacheUse(sums[-1], read=min(read, sums[-1])), commit, (max(whole, 0), chars))
 
     def _breakpoints(self, prompt: Prompt) -> Lookup:
         rules = self.rules

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import re
 
+from inspect_ai.model import ChatMessage, ContentText
+
 from ..data.codebook import Codebook
 from ..data.panas import NEGATIVE_AFFECT, POSITIVE_AFFECT
 from ..data.split import Background, VisibleConversation, VisibleTurn
@@ -236,6 +238,14 @@ def spine(conv: VisibleConversation) -> list[str]:
 def upto(turn: int, *, reply: bool) -> int:
     """How many spine blocks reach turn `turn`'s message, or its reply with `reply`."""
     return 2 * turn + (1 if reply else 0)
+
+
+def message_text(message: ChatMessage) -> str:
+    """A message's text as a provider reads it: its content blocks one after the other (Inspect's
+    `ChatMessage.text` puts a line break between them)."""
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(c.text for c in message.content if isinstance(c, ContentText))
 
 
 def transcript(conv: VisibleConversation, turn: int, *, include_last_reply: bool) -> str:

@@ -18,6 +18,8 @@ from inspect_ai.model import GenerateConfig, Model, ResponseSchema
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
 
+from .record import CallType
+
 AnswerFormat = Literal["auto", "schema", "prompt"]
 ANSWER_FORMATS: tuple[AnswerFormat, ...] = get_args(AnswerFormat)
 """`schema`: the response schema goes with the request (structured output; servers that compile
@@ -98,3 +100,30 @@ def resolve_schedule(schedule: Schedule, model: Model) -> Schedule:
     if schedule != "auto":
         return schedule
     return "all_at_once" if _resolved(model).batch else "prefix_first"
+
+
+CallKey = tuple[CallType, int | None]
+"""A call of a conversation: its type and turn (None for the post-conversation call)."""
+
+
+def after(call: CallType, turn: int | None, turns: int, schedule: Schedule) -> tuple[CallKey, ...]:
+    """The calls whose end `call` waits for. Under `prefix_first`: turn n's HP-facing binary
+    call (the turn's prefix writer: its blocks reach the turn's reply) waits for turn n-1's;
+    the turn's other analysis calls, and the post-conversation call after the last turn, wait
+    for it; each draft waits for the one before (its chat is that draft's prefix) and each
+    judgement for its draft and the judgement before. Under `all_at_once` a judgement waits for
+    its draft only (it judges it). The solver waits by this, and the estimate models the order
+    of a run by it."""
+    previous = (turn or 1) - 1
+    if call == "judge":
+        chain: tuple[CallKey, ...] = (("judge", previous),) if previous else ()
+        return (("draft", turn), *(chain if schedule == "prefix_first" else ()))
+    if schedule != "prefix_first":
+        return ()
+    if call in ("binary_hp", "draft"):
+        return ((call, previous),) if previous else ()
+    if call in ("emotion", "pairwise"):
+        return (("binary_hp", turn),)
+    if call == "post":
+        return (("binary_hp", turns),)
+    return ()

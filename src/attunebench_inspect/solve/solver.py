@@ -54,8 +54,10 @@ from .record import CallRecord, CallType, Status
 from .requests import (
     SEND_SCHEMA,
     AnswerFormat,
+    CallKey,
     RequestPolicy,
     Schedule,
+    after,
     request_policy,
     resolve_schedule,
 )
@@ -238,21 +240,6 @@ async def judge_draft(
     )
 
 
-class Gate:
-    """A point in a conversation's walk that later calls wait for: a no-op under `all_at_once`."""
-
-    def __init__(self, waits: bool) -> None:
-        self._event = anyio.Event() if waits else None
-
-    def open(self) -> None:
-        if self._event is not None:
-            self._event.set()
-
-    async def passed(self) -> None:
-        if self._event is not None:
-            await self._event.wait()
-
-
 class ConversationWalk:
     """The calls of one conversation, built only from its visible part."""
 
@@ -280,14 +267,16 @@ class ConversationWalk:
         self.system = ChatMessageSystem(content=prompts.analyst_system(conv, spec))
         self.spine = prompts.spine(conv)
         self.records: list[CallRecord] = []
-        waits = resolve_schedule(schedule, em) == "prefix_first"
-        count = len(conv.turns)
-        # Gate n opens when turn n's prefix-writing call is done (0: before the first turn).
-        self.prefix = [Gate(waits) for _ in range(count + 1)]
-        self.drafted = [Gate(waits) for _ in range(count + 1)]
-        self.judged = [Gate(waits) for _ in range(count + 1)]
-        for first in (self.prefix[0], self.drafted[0], self.judged[0]):
-            first.open()
+        self.schedule = resolve_schedule(schedule, em)
+        self.done: dict[CallKey, anyio.Event] = {}
+
+    def _done(self, call: CallType, turn: int | None) -> anyio.Event:
+        return self.done.setdefault((call, turn), anyio.Event())
+
+    async def _after(self, call: CallType, turn: int | None) -> None:
+        """Wait for the calls this one follows (`after`), then run it."""
+        for key in after(call, turn, len(self.conv.turns), self.schedule):
+            await self._done(*key).wait()
 
     def _analysis(
         self, turn: int, *, reply: bool, task: str, marks: Sequence[int]
@@ -313,11 +302,12 @@ class ConversationWalk:
             self.em, messages, schema, call=call, turn=turn, policy=self.em_policy, context=context
         )
         self.records.append(record)
+        self._done(call, turn).set()
         return record
 
     async def draft_and_judge(self, turn: VisibleTurn) -> None:
         n = turn.turn_number
-        await self.drafted[n - 1].passed()
+        await self._after("draft", n)
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.draft_system(self.conv, self.spec))
         ]
@@ -328,8 +318,7 @@ class ConversationWalk:
             messages.append(ChatMessageAssistant(content=earlier.om_response))
         messages.append(ChatMessageUser(content=blocks([turn.user_message], marks=(1,))))
         draft = await self._ask(messages, None, "draft", n)
-        self.drafted[n].open()
-        await self.judged[n - 1].passed()
+        await self._after("judge", n)
         # An unusable draft is scored as wrong without spending a judge call on it.
         if self.judge is not None and self.judge_policy is not None and draft.prediction:
             self.records.append(
@@ -342,25 +331,25 @@ class ConversationWalk:
                     self.judge_policy,
                 )
             )
-        self.judged[n].open()
+        # Set whether or not the draft was judged: the next judgement waits for it.
+        self._done("judge", n).set()
 
     async def binary_hp(self, turn: VisibleTurn) -> None:
         """The turn's prefix writer: its blocks reach the turn's reply, and breakpoints after the
         participant's message (the pairwise call's prefix) and after the reply (the emotion
         call's, and the next turn's)."""
         n = turn.turn_number
-        await self.prefix[n - 1].passed()
+        await self._after("binary_hp", n)
         schema = binary_hp_schema(tuple(turn.binary_question_ids), self.spec.verbose)
         task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
         end = prompts.upto(n, reply=True)
         await self._ask(
             self._analysis(n, reply=True, task=task, marks=(end - 1, end)), schema, "binary_hp", n
         )
-        self.prefix[n].open()
 
     async def emotion(self, turn: VisibleTurn) -> None:
         n = turn.turn_number
-        await self.prefix[n].passed()
+        await self._after("emotion", n)
         schema = emotion_schema(tuple(turn.binary_question_ids), self.spec.verbose)
         task = prompts.emotion_task(turn, self.codebook, schema.shape)
         end = prompts.upto(n, reply=True)
@@ -370,7 +359,7 @@ class ConversationWalk:
 
     async def pairwise(self, turn: VisibleTurn) -> None:
         n = turn.turn_number
-        await self.prefix[n].passed()
+        await self._after("pairwise", n)
         view = pairwise_view(self.seed, self.conv.conversation_id, turn)
         choices = {c.id: (c.first, c.second) for c in view.comparisons}
         questions = {c.id: c.question_id for c in view.comparisons}
@@ -394,7 +383,7 @@ class ConversationWalk:
 
     async def post(self) -> None:
         count = len(self.conv.turns)
-        await self.prefix[count].passed()
+        await self._after("post", None)
         cb = self.codebook
         schema = post_schema(
             tuple(cb.q1_options),
