@@ -36,7 +36,7 @@ from attunebench_inspect.estimate.bill import bills
 from attunebench_inspect.prompt_cache.rules import rules_for
 
 ROOT = Path(__file__).resolve().parent.parent
-MODELS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-5"}
+MODELS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-6"}
 """The provider each cache model stands for, as Inspect names one of its models."""
 RUNNER = """
 import json, sys, time

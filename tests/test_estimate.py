@@ -108,7 +108,7 @@ def test_estimate_table_and_json(
 ) -> None:
     data = str(small_dataset(2))
     prices = ["--price-in", "2", "4", "--price-out", "8", "--price-cached-in", "1", "0.4"]
-    models = ["openai/gpt-4o", "anthropic/claude-sonnet-4-5"]
+    models = ["openai/gpt-4o", "anthropic/claude-sonnet-4-6"]
     document = _estimate(
         ["--data", data, "--mode", "all", "--judge", "--model", *models, *prices], capsys
     )
@@ -164,7 +164,7 @@ def test_estimate_follows_the_schedule_and_the_answer_format(
         str(small_dataset(2)),
         "--model",
         "openai/gpt-4o",
-        "anthropic/claude-sonnet-4-5",
+        "anthropic/claude-sonnet-4-6",
     ]
     prices = ["--price-in", "1", "--price-out", "1"]
 

@@ -72,6 +72,9 @@ SHARED = CacheRules("shared", "openai", "prefix", min_tokens=0)
 it (the structural limit, and what a local server's prefix cache can reuse)."""
 
 _ANTHROPIC_MINIMUM = (
+    ("opus-5", 512),
+    ("fable-5", 512),
+    ("mythos-5", 512),
     ("haiku-4-5", 4096),
     ("opus-4-5", 4096),
     ("opus-4-6", 4096),
