@@ -79,8 +79,9 @@ class FieldVocabulary(BaseModel):
     @validates("aliases")
     @classmethod
     def _of_options(cls, aliases: dict[str, str], info: ValidationInfo) -> dict[str, str]:
-        # Invalid options are reported on their own; there is nothing to check against then.
-        options = info.data.get("options", list(aliases.values()))
+        options = info.data.get("options")
+        if options is None:  # invalid, and reported on their own: nothing to check against
+            return aliases
         unknown = [o for o in aliases.values() if o not in options]
         if unknown:
             listed = ", ".join(map(shorten, unknown))

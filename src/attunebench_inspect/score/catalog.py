@@ -398,6 +398,11 @@ def _profile_metrics() -> tuple[MetricSpec, ...]:
     )  # fmt: skip
 
 
+_W = m.COMPOSITE_WEIGHTS
+_LOWEST_COMPOSITE = 100 * _W["holistic"] * (-1 / 3) / (_W["emotion"] + _W["holistic"])
+"""H's lowest value is -1/3 (PANAS Baseline-Adjusted at -1); E is always defined (>= 0), Q may be
+undefined, and then only E and H share the weight."""
+
 CATALOG: tuple[MetricSpec, ...] = (
     # --- the Composite and its pillars (per conversation, from the pillar inputs below) ---
     MetricSpec(
@@ -405,8 +410,9 @@ CATALOG: tuple[MetricSpec, ...] = (
         "100 x (0.24 E + 0.49 Q + 0.27 H) per conversation, weights renormalised over the "
         "pillars that are defined; the run value is the mean over conversations",
         "a pillar that is undefined for a conversation (Q when every binary label is `na` and "
-        "there is no comparison) is left out and the other weights renormalised",
-        low=-100 * 0.27 / 3, high=100.0,
+        "there is no comparison) is left out and the other weights renormalised; so the lowest "
+        "value, H = -1/3 with E = 0, is 100 x 0.27 x (-1/3) / 0.51 where Q is undefined",
+        low=_LOWEST_COMPOSITE, high=100.0,
     ),
     MetricSpec(
         "emotion_pillar", "Emotion pillar (E)", "composite", "conversation", "pillar",
@@ -605,31 +611,31 @@ default mode, seed 0 (None: NaN there). Measured, not assumed, and checked by
 tests/test_catalog.py against fresh runs; properties of the synthetic set, not of AttuneBench."""
 
 PROFILE_MEASURED: dict[str, tuple[float | None, float | None]] = {
-    "profile_composite": (35.20, 47.70),
-    "profile_demographics": (0.308, 0.341),
-    "profile_diagnoses": (0.127, 0.480),
-    "profile_scores": (0.693, 0.807),
-    "profile_conversation_topic_attitude": (0.280, 0.280),
+    "profile_composite": (30.61, 48.68),
+    "profile_demographics": (0.301, 0.380),
+    "profile_diagnoses": (0.057, 0.480),
+    "profile_scores": (0.666, 0.807),
+    "profile_conversation_topic_attitude": (0.200, 0.280),
     "profile_parse_failure_rate": (0.000, 0.000),
-    "profile_country": (0.040, 0.080),
-    "profile_education": (0.120, 0.360),
-    "profile_education_ordinal": (0.560, 0.773),
-    "profile_gender": (0.360, 0.480),
-    "profile_age_range": (0.120, 0.120),
-    "profile_age_range_ordinal": (0.552, 0.672),
-    "profile_english_proficiency": (0.280, 0.040),
-    "profile_work_edu_background": (0.059, 0.000),
-    "profile_who_5": (0.630, 0.864),
-    "profile_asrs_6": (0.687, 0.780),
-    "profile_aq_10": (0.708, 0.816),
-    "profile_promis_anxiety": (0.733, 0.807),
-    "profile_promis_depression": (0.730, 0.748),
-    "profile_promis_sleep": (0.682, 0.865),
-    "profile_tipi_extraversion": (0.737, 0.847),
-    "profile_tipi_agreeableness": (0.693, 0.790),
-    "profile_tipi_conscientiousness": (0.667, 0.747),
-    "profile_tipi_stability": (0.677, 0.813),
-    "profile_tipi_openness": (0.680, 0.803),
+    "profile_country": (0.000, 0.000),
+    "profile_education": (0.160, 0.000),
+    "profile_education_ordinal": (0.728, 0.408),
+    "profile_gender": (0.240, 0.480),
+    "profile_age_range": (0.080, 0.120),
+    "profile_age_range_ordinal": (0.560, 0.672),
+    "profile_english_proficiency": (0.280, 0.720),
+    "profile_work_edu_background": (0.000, 0.000),
+    "profile_who_5": (0.699, 0.864),
+    "profile_asrs_6": (0.633, 0.780),
+    "profile_aq_10": (0.684, 0.816),
+    "profile_promis_anxiety": (0.735, 0.807),
+    "profile_promis_depression": (0.670, 0.748),
+    "profile_promis_sleep": (0.650, 0.865),
+    "profile_tipi_extraversion": (0.647, 0.847),
+    "profile_tipi_agreeableness": (0.667, 0.790),
+    "profile_tipi_conscientiousness": (0.680, 0.747),
+    "profile_tipi_stability": (0.650, 0.813),
+    "profile_tipi_openness": (0.613, 0.803),
 }
 """The same for the profile task (`attunebench_inspect/profile` on the bundled set), checked by
 tests/test_profile.py."""
@@ -724,8 +730,8 @@ COUNTS: dict[str, str] = {
     "calls": "calls of the evaluated model",
     "parse_failures": "calls of the evaluated model whose answer failed to parse",
     "repaired": "calls whose answer parsed after the repair round",
-    UNPLACED_LABELS: "the participant's labels of vocabulary fields (profile task) that the "
-    "profile vocabulary cannot place: those fields are not scored",
+    UNPLACED_LABELS: "the count of the participant's labels that the profile vocabulary cannot "
+    "place (their fields are not scored)",
 }
 """Per-conversation counts kept beside the metrics in `Score.value` (the pooled metrics, the
 report's operations table and its profile table are computed from them)."""
