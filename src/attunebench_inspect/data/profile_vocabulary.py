@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, create_model
 from pydantic import field_validator as validates
 
-from ..text_match import FUZZY_THRESHOLD, matches, normalise
+from ..text_match import FUZZY_THRESHOLD, close, normalise
 from . import jsonfile
 from .load import LoadedConversation
 from .problems import DataProblem, shorten
@@ -111,7 +111,8 @@ class FieldVocabulary(BaseModel):
         listed = self.listed(label)
         if listed is not None:
             return listed
-        near = {option for text, option in self.readings.items() if matches(label, text)}
+        key = normalise(label)
+        near = {option for text, option in self.readings.items() if close(key, text)}
         return near.pop() if len(near) == 1 else None
 
 
