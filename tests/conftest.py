@@ -13,6 +13,7 @@ from inspect_ai.model import ModelAPI
 
 from attunebench_inspect._bundled import bundled_conversations_dir
 from attunebench_inspect.data import Codebook, load_codebook
+from attunebench_inspect.data.profile_vocabulary import Vocabulary, load_vocabulary
 
 BUNDLED = bundled_conversations_dir()
 
@@ -32,6 +33,11 @@ def offline_token_counts(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def codebook() -> Codebook:
     return load_codebook()
+
+
+@pytest.fixture(scope="session")
+def vocabulary() -> Vocabulary:
+    return load_vocabulary()
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ from attunebench_inspect import attunebench, default
 from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, read_conversations
 from attunebench_inspect.data.problems import InputError
+from attunebench_inspect.data.profile_vocabulary import bundled_vocabulary_path
 
 from .conftest import BUNDLED
 
@@ -275,6 +276,23 @@ def test_task_parameter_errors_print_cleanly(
 ) -> None:
     code, output = _inspect_eval(task, "-T", parameter, log_dir=tmp_path)
     assert code == 1 and "Traceback" not in output and message in output.splitlines()
+
+
+def test_a_bad_profile_vocabulary_is_one_line_under_inspect_eval_and_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = json.loads(bundled_vocabulary_path().read_text(encoding="utf-8"))
+    raw["gender"]["options"] = ["Female"]
+    file = tmp_path / "vocabulary.json"
+    file.write_text(json.dumps(raw), encoding="utf-8")
+    line = (
+        f"{file}: conversation: gender.options: found ['Female'] (list); expected List should "
+        "have at least 2 items after validation, not 1"
+    )
+    code, output = _inspect_eval("profile", "-T", f"vocabulary={file}", log_dir=tmp_path)
+    assert code == 1 and "Traceback" not in output and line in output.splitlines()
+    assert main(["validate", str(BUNDLED), "--vocabulary", str(file)]) == 1
+    assert line in capsys.readouterr().err.splitlines()
 
 
 def test_static_listing_sees_all_six_tasks() -> None:

@@ -24,6 +24,7 @@ from attunebench_inspect.data import (
 )
 from attunebench_inspect.data.codebook import GENERAL_PAIRWISE_TEXT, bundled_codebook_path
 from attunebench_inspect.data.panas import POSITIVE_AFFECT
+from attunebench_inspect.data.profile_vocabulary import Vocabulary
 from attunebench_inspect.data.schema import Demographics
 from attunebench_inspect.data.split import VisibleConversation, split
 from attunebench_inspect.data.validate import validate_path
@@ -96,10 +97,10 @@ def test_every_bundled_file_round_trips(bundled_files: list[Path]) -> None:
 
 
 def test_bundled_set_validates_clean(
-    codebook: Codebook, capsys: pytest.CaptureFixture[str]
+    codebook: Codebook, vocabulary: Vocabulary, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    summary = validate_path(BUNDLED, codebook)
-    assert summary.problems == []
+    summary = validate_path(BUNDLED, codebook, vocabulary)
+    assert summary.problems == [] and summary.warnings == []
     assert main(["validate", str(BUNDLED)]) == 0
     out = capsys.readouterr().out
     assert f"conversations: {summary.conversations} ({summary.conversations} valid)" in out
@@ -404,7 +405,7 @@ def test_a_follow_up_after_a_positive_fit_is_a_warning(
 
 
 def test_validate_warns_on_follow_ups_that_match_no_option(
-    tmp_path: Path, conversation_raw: dict[str, Any], codebook: Codebook
+    tmp_path: Path, conversation_raw: dict[str, Any], codebook: Codebook, vocabulary: Vocabulary
 ) -> None:
     cw = conversation_raw["conversationWideQuestions"]
     cw["q3_modelFit"] = codebook.q3_follow_up_when[0]
@@ -413,7 +414,7 @@ def test_validate_warns_on_follow_ups_that_match_no_option(
     cw["q3_followUp_whatFeltOff"] = [near, "It kept changing the subject"]
     file = tmp_path / "c.json"
     file.write_text(json.dumps(conversation_raw))
-    summary = validate_path(file, codebook)
+    summary = validate_path(file, codebook, vocabulary)
     assert summary.problems == []
     assert [str(w) for w in summary.warnings] == [
         f"{file}: conversation: conversationWideQuestions.q3_followUp_whatFeltOff[1]: "

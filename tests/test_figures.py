@@ -87,7 +87,7 @@ def test_every_figure_has_its_axes_units_and_title(report: Report) -> None:
 
     composite = found["composite_default"].figure
     assert _axes(composite) == [(scale("composite"), "model")]
-    assert scale("composite") == f"{label('composite')} (\N{MINUS SIGN}9 to 100)"
+    assert scale("composite") == f"{label('composite')} (\N{MINUS SIGN}17.6 to 100)"
     assert composite.axes[0].get_xlim() == (spec("composite").low, spec("composite").high)
     assert "95% bootstrap CI" in composite.get_suptitle()
     numbers = composite.axes[0].child_axes[0].get_yticklabels()  # estimate [CI] on the right

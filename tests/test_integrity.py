@@ -228,5 +228,5 @@ def test_no_profile_in_the_profile_tasks_repair_prompts(
         value = sample.scores["profile_scorer"].value
         assert isinstance(value, dict) and value["profile_parse_failure_rate"] == 0.0
     assert sum(is_repair(call) for call in em.calls) == 2
-    for secret in PROFILE_SECRETS:
+    for secret in (*PROFILE_SECRETS, "CANARY"):
         assert not any(secret in p for p in em.texts())

@@ -22,20 +22,20 @@ from attunebench_inspect.baselines.providers import RandomFill
 from attunebench_inspect.cli import main
 from attunebench_inspect.data import load_codebook, load_conversations
 from attunebench_inspect.data.profile import (
-    NO_DIAGNOSIS,
     PROFILE_FIELDS,
     PROFILE_OPTIONS_KEY,
     ProfileConversation,
     ProfileTruth,
-    option_warnings,
-    ordinal_scale,
-    ordinal_scales,
-    profile_options,
     split_profile,
+)
+from attunebench_inspect.data.profile_vocabulary import (
+    Vocabulary,
+    bundled_vocabulary_path,
+    load_vocabulary,
 )
 from attunebench_inspect.report.build import build_report
 from attunebench_inspect.report.render import to_json, to_markdown, to_terminal
-from attunebench_inspect.score.catalog import PROFILE_MEASURED, of_family
+from attunebench_inspect.score.catalog import PROFILE_MEASURED, UNPLACED_LABELS, of_family
 from attunebench_inspect.score.profile import ProfileInputs
 from attunebench_inspect.score.profile_scorer import profile_scorer, score_profile
 from attunebench_inspect.solve import read_walk
@@ -47,6 +47,7 @@ from .spy import Spy
 from .truth_model import TruthModel
 
 DEPOSIT = Path(__file__).parent / "fixtures" / "deposit"
+VOCABULARY = load_vocabulary()
 
 
 def _run(model: Any, log_dir: Path, **task_args: Any) -> EvalLog:
@@ -85,7 +86,10 @@ def test_bundled_set_runs_with_one_call_per_conversation(
         value = sample.scores["profile_scorer"].value
         assert isinstance(value, dict) and 0 <= value["profile_composite"] <= 100
     assert log.eval.metadata is not None
-    assert log.eval.metadata[PROFILE_OPTIONS_KEY]["gender"] == ["Female", "Male", "Non-binary"]
+    assert log.eval.metadata[PROFILE_OPTIONS_KEY] == VOCABULARY.options()
+    assert log.eval.metadata["profile_vocabulary"] == str(bundled_vocabulary_path())
+    assert log.eval.metadata["profile_vocabulary_sha256"] == VOCABULARY.sha256
+    assert log.eval.metadata["data_warnings"] == []
 
 
 def test_measured_chance_levels_are_what_the_baselines_score(
@@ -107,7 +111,7 @@ def test_measured_chance_levels_are_what_the_baselines_score(
             )
 
 
-def test_deposit_shaped_folder_runs_and_warns_of_a_giveaway_option(tmp_path: Path) -> None:
+def test_deposit_shaped_folder_runs_with_the_bundled_vocabulary(tmp_path: Path) -> None:
     log = _run(
         "attunebench/random",
         tmp_path,
@@ -115,15 +119,23 @@ def test_deposit_shaped_folder_runs_and_warns_of_a_giveaway_option(tmp_path: Pat
         codebook=str(DEPOSIT / "annotation_codebook.json"),
     )
     assert log.results is not None and log.results.completed_samples == 3
-    assert log.eval.metadata is not None
-    options = log.eval.metadata[PROFILE_OPTIONS_KEY]
-    assert options["diagnoses"] == ["Anxiety", "Depression"]
-    # Every participant is a native speaker: the one option gives the answer away.
-    assert options["english_proficiency"] == ["Native"]
-    assert any(
-        "english_proficiency: found one value (Native)" in w
-        for w in log.eval.metadata["data_warnings"]
-    )
+    assert log.eval.metadata is not None and log.samples is not None
+    # The options are the vocabulary's, not the three participants' values.
+    assert log.eval.metadata[PROFILE_OPTIONS_KEY] == VOCABULARY.options()
+    assert not any("participant_profile" in w for w in log.eval.metadata["data_warnings"])
+    # Their "Anxiety" is the vocabulary's "Anxiety disorder", and every label is scored.
+    reported = {
+        sample.id: (sample.scores["profile_scorer"].metadata or {})["reported_diagnoses"]
+        for sample in log.samples
+    }
+    assert sorted(map(sorted, reported.values())) == [
+        [],
+        ["Anxiety disorder"],
+        ["Anxiety disorder", "Depression"],
+    ]
+    for sample in log.samples:
+        value = sample.scores["profile_scorer"].value
+        assert isinstance(value, dict) and value[UNPLACED_LABELS] == 0
 
 
 def test_parameters_are_the_main_tasks_checks(small_dataset: Callable[[int], Path]) -> None:
@@ -135,6 +147,12 @@ def test_parameters_are_the_main_tasks_checks(small_dataset: Callable[[int], Pat
         profile(skip_invalid="yes please")
     with pytest.raises(ValueError, match="nothing at this path"):
         profile(data="/nonexistent/folder")
+    with pytest.raises(ValueError, match="task parameter vocabulary must be a path; got 3"):
+        profile(vocabulary=3)
+    with pytest.raises(ValueError, match="vocabulary: found FileNotFoundError"):
+        profile(vocabulary="/nonexistent/vocabulary.json")
+    with pytest.raises(ValueError, match="the parameters are data, codebook, vocabulary, skip"):
+        profile(seed=1)
     # The main tasks keep their parameters.
     assert default(data=str(small_dataset(1)), shuffle_seed=3).metadata is not None
 
@@ -170,59 +188,27 @@ def _truths(folder: Path) -> list[ProfileTruth]:
     return [split_profile(c.conversation)[1] for c in loaded]
 
 
-def test_options_are_the_datasets_distinct_values_sorted() -> None:
-    truths = _truths(BUNDLED)
-    options = profile_options(truths)
-    for field in PROFILE_FIELDS:
-        if field.kind == "score":
-            assert field.name not in options
-            continue
-        values = [getattr(t, field.name) for t in truths]
-        entries = {e for v in values for e in (v if isinstance(v, list) else [v])}
-        assert options[field.name] == sorted(entries - {NO_DIAGNOSIS})
-    assert NO_DIAGNOSIS not in options["diagnoses"]
-    assert option_warnings("data", options) == []
-
-
-def test_ordinal_scales_state_their_order() -> None:
-    ages = ordinal_scale("age_range", ["65+", "18-24", "35-44", "25-34"])
-    assert ages == {"18-24": 0, "25-34": 1, "35-44": 2, "65+": 3}
-    education = ordinal_scale(
-        "education",
-        ["Master's degree", "Some college", "Vocational training", "High school", "Apprenticeship"],
-    )
-    # Post-secondary study without a bachelor's degree is one level; a label with no level is
-    # left out (its conversations get no ordinal score).
-    assert education == {
-        "High school": 0,
-        "Some college": 1,
-        "Vocational training": 1,
-        "Master's degree": 2,
-    }
-    warnings = option_warnings("data", {"education": ["Apprenticeship", "High school"]})
-    assert [w.field for w in warnings] == ["participant_profile.demographics.education"]
-
-
-def _truthful(truth: ProfileTruth, options: dict[str, list[str]]) -> dict[str, Any]:
+def _truthful(truth: ProfileTruth, vocabulary: Vocabulary = VOCABULARY) -> dict[str, Any]:
+    """The answer that gives the participant's own profile, in the vocabulary's terms."""
+    placed = vocabulary.placed(truth.values()).values
     answer: dict[str, Any] = {}
     for field in PROFILE_FIELDS:
-        value = getattr(truth, field.name)
+        value = placed[field.name]
         if field.kind == "multi":
-            answer[field.name] = {o: o in value for o in options.get(field.name, [])}
+            answer[field.name] = {o: o in (value or []) for o in vocabulary.options()[field.name]}
+        elif field.kind == "text":
+            answer[field.name] = "; ".join(value)
         elif value is not None:
             answer[field.name] = int(value) if field.kind == "score" else value
     return answer
 
 
 def test_the_participants_own_answers_score_full_marks() -> None:
-    truths = _truths(BUNDLED)
-    options = profile_options(truths)
-    for truth in truths:
-        values = score_profile(
-            ProfileInputs(_truthful(truth, options), truth.values(), ordinal_scales(options))
-        )
+    for truth in _truths(BUNDLED):
+        values = score_profile(ProfileInputs.of(_truthful(truth), truth.values(), VOCABULARY))
         assert values.pop("profile_composite") == 100.0
         assert values.pop("profile_parse_failure_rate") == 0.0
+        assert values.pop(UNPLACED_LABELS) == 0.0
         assert all(v == 1.0 or math.isnan(v) for v in values.values()), values
 
 
@@ -255,6 +241,68 @@ def test_profile_solver_asks_once_with_the_whole_transcript(
         assert properties["asrs_6"].enum == list(range(7))
         assert list(properties["diagnoses"].properties or {}) == options["diagnoses"]
         assert properties["gender"].enum == options["gender"]
+        # No vocabulary for work or study: the model names it in its own words.
+        assert properties["work_edu_background"].type == "string"
+
+
+def _requests(spy: Spy) -> dict[str, tuple[list[str], str]]:
+    """Every call's messages and response schema, byte for byte, by its conversation's
+    transcript (unique to a conversation)."""
+    requests = {}
+    for call, config in zip(spy.calls, spy.configs, strict=True):
+        assert config.response_schema is not None
+        requests[call[1].text] = ([m.text for m in call], config.response_schema.model_dump_json())
+    return requests
+
+
+def test_a_conversation_gets_the_same_prompt_alone_as_among_all(tmp_path: Path) -> None:
+    files = sorted(BUNDLED.glob("*.json"))
+    among = Spy()
+    _run(among.model(), tmp_path / "all")
+    assert len(among.calls) == len(files) == 25
+    alone = Spy()
+    # One task a conversation, each on a dataset of that conversation alone.
+    logs = eval(
+        [profile(data=str(file)) for file in files],
+        model=alone.model(),
+        display="none",
+        log_dir=str(tmp_path / "alone"),
+        max_tasks=4,
+    )
+    assert [log.status for log in logs] == ["success"] * len(files)
+    assert len(alone.calls) == len(files)
+    assert _requests(alone) == _requests(among)
+
+
+def test_a_vocabulary_of_ones_own_is_what_is_offered_and_scored(
+    tmp_path: Path, small_dataset: Callable[[int], Path]
+) -> None:
+    raw = json.loads(bundled_vocabulary_path().read_text(encoding="utf-8"))
+    raw["gender"] = {"options": ["Woman", "Man", "Another gender"]}
+    own = tmp_path / "vocabulary.json"
+    own.write_text(json.dumps(raw), encoding="utf-8")
+    spy, data = Spy(), small_dataset(2)
+    log = _run(spy.model(), tmp_path / "logs", data=str(data), vocabulary=str(own))
+    assert log.eval.metadata is not None and log.samples is not None
+    assert log.eval.metadata["profile_vocabulary"] == str(own)
+    assert log.eval.metadata[PROFILE_OPTIONS_KEY]["gender"] == ["Woman", "Man", "Another gender"]
+    for call, config in zip(spy.calls, spy.configs, strict=True):
+        assert 'one of ["Woman", "Man", "Another gender"]' in call[2].text
+        assert config.response_schema is not None
+        properties = config.response_schema.json_schema.properties or {}
+        assert properties["gender"].enum == ["Woman", "Man", "Another gender"]
+    # The participants' "Female" and "Male" are no option or alias of this vocabulary, nor
+    # close to one: the field is not scored, and the labels are counted and named.
+    for sample in log.samples:
+        value = sample.scores["profile_scorer"].value
+        assert isinstance(value, dict)
+        assert value[UNPLACED_LABELS] == 1.0 and math.isnan(value["profile_gender"])
+    assert sorted(
+        w.split(": found ")[1].split(";")[0] for w in log.eval.metadata["data_warnings"]
+    ) == [
+        "Female",
+        "Male",
+    ]
 
 
 def test_garbage_is_a_counted_parse_failure_scored_zero(
@@ -268,16 +316,17 @@ def test_garbage_is_a_counted_parse_failure_scored_zero(
         value = sample.scores["profile_scorer"].value
         assert isinstance(value, dict)
         assert value["profile_composite"] == 0.0 and value["profile_parse_failure_rate"] == 1.0
-        assert sample.scores["profile_scorer"].metadata == {"predicted_diagnoses": None}
+        assert sample.scores["profile_scorer"].metadata is not None
+        assert sample.scores["profile_scorer"].metadata["predicted_diagnoses"] is None
 
 
-def test_scorer_is_registered_with_the_runs_options(baseline_logs: dict[str, EvalLog]) -> None:
+def test_scorer_is_registered_with_the_runs_vocabulary(baseline_logs: dict[str, EvalLog]) -> None:
     log = baseline_logs["attunebench/majority"]
-    # Logged with the options it scored against, so `inspect score` can rebuild it.
+    # Logged with the vocabulary it scored against, so `inspect score` can rebuild it.
     [scorer] = log.eval.scorers or []
     assert scorer.name == profile_scorer.__name__
     assert log.eval.metadata is not None
-    assert scorer.options == {"options": log.eval.metadata[PROFILE_OPTIONS_KEY]}
+    assert scorer.options == {"vocabulary": VOCABULARY.dump()}
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -302,10 +351,7 @@ class ProfileOracle:
             if f'<participant turn="1">\n{quote(v.turns[0].user_message)}\n' in text
         )
         rng = random.Random(visible.conversation_id)
-        options = {
-            k: list((p.properties or {}).keys()) for k, p in (schema.properties or {}).items()
-        }
-        truthful = _truthful(truth, options)
+        truthful = _truthful(truth)
         return json.dumps(
             {
                 name: truthful[name] if rng.random() >= self.noise and name in truthful

@@ -331,8 +331,8 @@ PROFILE_SECRETS = (
     "CANARY-undocumented-score-6f3b",
     "48113.25",  # a T-score: not predicted, never shown
 )
-"""Profile fields that are never answer options: no profile-task prompt may contain them."""
-PROFILE_OPTION_CANARIES = {
+"""Profile fields the task never predicts: no profile-task prompt may contain them."""
+PROFILE_LABEL_CANARIES = {
     "country": "CANARY-country-a1",
     "education": "CANARY-education-b2",
     "gender": "CANARY-gender-c3",
@@ -341,6 +341,8 @@ PROFILE_OPTION_CANARIES = {
     "work_edu_background": ["CANARY-work-f6"],
     "diagnoses": ["CANARY-diagnosis-a7"],
 }
+"""Canaries in the fields the task predicts: no prompt or response schema may contain them
+either (the answer options are the vocabulary's, never the data's)."""
 
 
 def _profile_planted(raw: dict[str, Any]) -> dict[str, Any]:
@@ -351,7 +353,7 @@ def _profile_planted(raw: dict[str, Any]) -> dict[str, Any]:
         :3
     ]
     profile["note"] = PROFILE_SECRETS[3]
-    profile["demographics"].update(PROFILE_OPTION_CANARIES, hobby=PROFILE_SECRETS[4])
+    profile["demographics"].update(PROFILE_LABEL_CANARIES, hobby=PROFILE_SECRETS[4])
     scores = profile["computed_scores"]
     scores.update({k: float(PROFILE_SECRETS[6]) for k in scores if k.endswith("_t")})
     scores["extra_scale"] = PROFILE_SECRETS[5]
@@ -359,8 +361,14 @@ def _profile_planted(raw: dict[str, Any]) -> dict[str, Any]:
     return planted
 
 
+def _schema(config: GenerateConfig) -> str:
+    assert config.response_schema is not None
+    return config.response_schema.model_dump_json()
+
+
 def _profile_prompts(raws: list[dict[str, Any]], folder: Path) -> list[list[str]]:
-    """Every profile-task call's messages, in conversation order of `raws`."""
+    """Every profile-task call's messages and response schema, in conversation order of `raws`;
+    every sample must be scored."""
     folder.mkdir()
     for i, raw in enumerate(raws):
         (folder / f"c{i}.json").write_text(json.dumps(raw), encoding="utf-8")
@@ -372,25 +380,30 @@ def _profile_prompts(raws: list[dict[str, Any]], folder: Path) -> list[list[str]
         log_dir=str(folder / "logs"),
     )[0]
     assert log.status == "success" and len(spy.calls) == len(raws)
+    assert log.samples is not None and all("profile_scorer" in s.scores for s in log.samples)
     first = [raw["turns"][0]["userMessage"] for raw in raws]
-    by_conversation = {next(i for i, m in enumerate(first) if m in c[1].text): c for c in spy.calls}
-    return [[m.text for m in by_conversation[i]] for i in range(len(raws))]
+    by_conversation = {
+        next(i for i, m in enumerate(first) if m in call[1].text): (call, config)
+        for call, config in zip(spy.calls, spy.configs, strict=True)
+    }
+    return [
+        [
+            *(m.text for m in by_conversation[i][0]),
+            _schema(by_conversation[i][1]),
+        ]
+        for i in range(len(raws))
+    ]
 
 
 def test_no_profile_reaches_the_profile_model(tmp_path: Path, bundled_files: list[Path]) -> None:
     raws = [json.loads(f.read_text(encoding="utf-8")) for f in bundled_files[:2]]
     planted, other = _profile_prompts([_profile_planted(raws[0]), raws[1]], tmp_path / "p")
-    options = [*PROFILE_OPTION_CANARIES.values(), "CANARY-attitude-b8"]
-    shown = [o if isinstance(o, str) else o[0] for o in options]
-    for messages in (planted, other):
-        system, transcript, question = messages
-        everything = "\n".join(messages)
-        assert not any(secret in everything for secret in PROFILE_SECRETS)
-        assert not any("CANARY" in m for m in (system, transcript))
-        # A value of a categorical field reaches the model only as one of the dataset's options,
-        # offered in the same words to every conversation of the run.
-        assert all(canary in question for canary in shown)
-    assert planted[2] == other[2]
+    canaries = [*PROFILE_SECRETS, "CANARY"]
+    for request in (planted, other):
+        # Not in the messages, not in the response schema: a label is never an option.
+        assert not any(canary in part for part in request for canary in canaries)
+    # The question and the schema are the vocabulary's, whoever answers them.
+    assert planted[2:] == other[2:]
 
 
 def test_profile_task_prompts_do_not_depend_on_whose_profile(

@@ -11,10 +11,11 @@ from .data.problems import DataError
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from .data.profile_vocabulary import load_vocabulary
     from .data.validate import validate_path
 
     codebook = load_codebook(args.codebook)
-    summary = validate_path(args.path, codebook)
+    summary = validate_path(args.path, codebook, load_vocabulary(args.vocabulary))
     for line in summary.lines():
         print(line)
     return 1 if summary.problems else 0
@@ -246,6 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("path", help="conversation folder, JSON file or JSONL file")
     validate.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
+    validate.add_argument(
+        "--vocabulary",
+        help="the profile task's vocabulary JSON (default: bundled); a profile label it cannot "
+        "read as one of its options is a warning",
+    )
     validate.set_defaults(run=_validate)
 
     composite = commands.add_parser(

@@ -19,14 +19,8 @@ from ._bundled import bundled_conversations_dir
 from .data.codebook import Codebook, load_codebook
 from .data.load import LoadResult, load_conversations
 from .data.problems import DataProblem, InputError, shorten
-from .data.profile import (
-    PROFILE_OPTIONS_KEY,
-    check_profiles,
-    option_warnings,
-    profile_dataset,
-    profile_options,
-    split_profile,
-)
+from .data.profile import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
+from .data.profile_vocabulary import load_vocabulary, vocabulary_warnings
 from .data.samples import to_dataset
 from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
@@ -48,7 +42,7 @@ letter when only the interface changes (README, Changelog)."""
 
 _PARAMETERS = ("data", "codebook", "shuffle_seed", "skip_invalid", "answer_format", "schedule")
 """The parameters of a mode task; `attunebench` also takes `mode`."""
-_PROFILE_PARAMETERS = ("data", "codebook", "skip_invalid")
+_PROFILE_PARAMETERS = ("data", "codebook", "vocabulary", "skip_invalid")
 
 
 @contextmanager
@@ -319,26 +313,40 @@ def verbose_omniscient(
 def profile(
     data: str | None = None,
     codebook: str | None = None,
+    vocabulary: str | None = None,
     skip_invalid: bool = False,
     **unknown: Any,
 ) -> Task:
     """Experimental: predict the participant's profile (demographics, diagnoses, computed scores,
-    topic attitude) from the whole conversation, in one call (docs/profile.md). Parameters as
-    `attunebench`, without `mode` and `shuffle_seed`."""
+    topic attitude) from the whole conversation, in one call (docs/profile.md).
+
+    Args:
+        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
+        codebook: annotation codebook JSON (default: the bundled codebook).
+        vocabulary: the answer options of the profile fields, JSON shaped as the bundled
+            dataset/profile_vocabulary.json (default: that file).
+        skip_invalid: run without invalid conversations (listed in the task metadata) instead
+            of stopping with the list of problems.
+    """
     with _told():
         _no_unknown(unknown, _PROFILE_PARAMETERS)
+        _check("vocabulary", vocabulary, (str, type(None)), "a path")
+        words = load_vocabulary(vocabulary)
         loaded = _load(data, codebook, skip_invalid)
         loaded = replace(loaded, result=check_profiles(loaded.result, skip_invalid))
         conversations = loaded.result.conversations
-        options = profile_options([split_profile(c.conversation)[1] for c in conversations])
+        warnings = [w for c in conversations for w in vocabulary_warnings(c, words)]
+        options = words.options()
         return Task(
             dataset=profile_dataset(conversations, name=loaded.source.name),
             solver=profile_solver(options),
-            scorer=profile_scorer(options),
+            scorer=profile_scorer(words.dump()),
             headline_metric=PROFILE_HEADLINE,
             version=TASK_VERSION,
             metadata={
-                **loaded.metadata(option_warnings(str(loaded.source), options)),
+                **loaded.metadata(warnings),
+                "profile_vocabulary": words.path,
+                "profile_vocabulary_sha256": words.sha256,
                 PROFILE_OPTIONS_KEY: options,
             },
         )

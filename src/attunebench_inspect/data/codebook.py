@@ -8,8 +8,6 @@ the Four-Branch texts and the PANAS taxonomy. Everything else is derived by a st
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +19,6 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -29,7 +26,7 @@ from pydantic import (
 
 from . import jsonfile
 from .panas import NEGATIVE_AFFECT, PANAS_ITEMS
-from .problems import DataError, DataProblem, expected_in, field_name, found_in, shorten
+from .problems import shorten
 
 GENERAL_PAIRWISE = "general"
 GENERAL_PAIRWISE_TEXT = "Overall, which response would you rather have received?"
@@ -226,38 +223,11 @@ def bundled_codebook_path() -> Path:
     return bundled_dataset_dir() / "annotation_codebook.json"
 
 
-def _one_problem(file: Path, found: str, expected: str) -> DataError:
-    return DataError([DataProblem(str(file), None, "codebook", found, expected)])
-
-
-def _read(file: Path) -> tuple[bytes, object]:
-    """The file's bytes (for its hash) and its JSON value."""
-    try:
-        raw = file.read_bytes()
-        return raw, jsonfile.loads(raw.decode("utf-8-sig"))
-    except OSError as ex:
-        raise _one_problem(file, type(ex).__name__, "a readable file") from None
-    except UnicodeDecodeError as ex:
-        raise _one_problem(file, f"bytes that are not UTF-8 ({ex.reason})", "UTF-8 JSON") from None
-    except json.JSONDecodeError as ex:
-        raise _one_problem(file, f"invalid JSON ({ex.msg})", "JSON") from None
-    except jsonfile.TooDeepError as ex:
-        raise _one_problem(file, str(ex), "a codebook object") from None
-
-
 def load_codebook(path: str | Path | None = None) -> Codebook:
     """Load and check a codebook file (the bundled one when `path` is None)."""
     file = Path(path) if path is not None else bundled_codebook_path()
-    raw, data = _read(file)
-    try:
-        spec = CodebookFile.model_validate(data)
-    except ValidationError as ex:
-        problems = [
-            DataProblem(str(file), None, field_name(e["loc"]), found_in(e), expected_in(e))
-            for e in ex.errors()
-        ]
-        raise DataError(problems) from None
-    return Codebook(spec=spec, path=str(file), sha256=hashlib.sha256(raw).hexdigest())
+    spec, sha256 = jsonfile.load_document(file, "codebook", CodebookFile)
+    return Codebook(spec=spec, path=str(file), sha256=sha256)
 
 
 @cache

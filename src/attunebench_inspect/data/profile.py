@@ -4,13 +4,12 @@ In the main task's omniscient modes the profile is context; here it is what the 
 each conversation is split, as `split.py` splits it for the main task, into a type with no profile
 field at all (`ProfileConversation`, the only thing the profile solver is handed) and the profile
 (`ProfileTruth`, read by the profile scorer only). The answer options of the categorical fields
-are a property of the dataset being run (`profile_options`), never of one conversation.
+come from the profile vocabulary (`profile_vocabulary.py`), never from the data under test.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -30,7 +29,9 @@ PROFILE_OPTIONS_KEY = "profile_options"
 PROFILE_CONVERSATION_KEY = "profile_conversation"
 PROFILE_TRUTH_KEY = "profile_truth"
 
-Kind = Literal["choice", "multi", "score"]
+Kind = Literal["choice", "multi", "text", "score"]
+"""One option (`choice`), any of the options (`multi`), entries in the model's own words
+(`text`: no fixed vocabulary), an integer in a range (`score`)."""
 Section = Literal["demographics", "computed_scores", "attitude"]
 
 
@@ -50,6 +51,12 @@ class ProfileField:
     source: str = ""
     """Where a score's range comes from."""
 
+    @property
+    def path(self) -> str:
+        """Where the field sits in a conversation file."""
+        inner = "" if self.section == "attitude" else f"{self.section}."
+        return f"participant_profile.{inner}{self.name}"
+
 
 def _score(name: str, label: str, low: int, high: int, about: str, source: str) -> ProfileField:
     return ProfileField(name, "computed_scores", "score", label, about, low, high, source)
@@ -67,8 +74,9 @@ PROFILE_FIELDS: tuple[ProfileField, ...] = (
     ProfileField("age_range", "demographics", "choice", "age range"),
     ProfileField("english_proficiency", "demographics", "choice", "English proficiency"),
     ProfileField(
-        "work_edu_background", "demographics", "multi", "work or education background",
-        "true for each area of work or study the participant named",
+        "work_edu_background", "demographics", "text", "work or education background",
+        "the areas of work or study the participant named, in your own words, separated by "
+        "semicolons",
     ),
     ProfileField(
         "diagnoses", "demographics", "multi", "self-reported mental health diagnoses",
@@ -99,50 +107,10 @@ PROFILE_FIELDS: tuple[ProfileField, ...] = (
 )  # fmt: skip
 BY_FIELD = {f.name: f for f in PROFILE_FIELDS}
 
+VOCABULARY_FIELDS = tuple(f for f in PROFILE_FIELDS if f.kind in ("choice", "multi"))
+"""The fields answered with options of the profile vocabulary."""
 ORDINAL_FIELDS = ("age_range", "education")
-EDUCATION_LEVELS: tuple[tuple[str, ...], ...] = (
-    ("No formal education", "Less than high school", "Primary school", "Some high school"),
-    ("High school", "Secondary school", "Secondary education", "High school diploma/A-levels"),
-    (
-        "Some college", "Some university", "Some college/university", "Vocational training",
-        "Trade school", "Technical/community college", "Associate degree",
-    ),
-    ("Bachelor's degree", "Undergraduate degree", "Undergraduate degree (BA/BSc/other)"),
-    ("Master's degree", "Graduate degree", "Graduate degree (MA/MSc/MPhil/other)"),
-    ("Doctorate", "Doctoral degree", "Doctorate degree (PhD/other)", "PhD", "Professional degree"),
-)  # fmt: skip
-"""Education from lowest to highest; labels on one line share a level (post-secondary study
-without a bachelor's degree is one level, whatever its kind). Matched ignoring case."""
-
-
-def _key(label: str) -> str:
-    return " ".join(label.replace("\u2019", "'").casefold().split())
-
-
-_EDUCATION_LEVEL = {_key(label): i for i, level in enumerate(EDUCATION_LEVELS) for label in level}
-
-
-def level_of(field: str, label: str) -> int | None:
-    """Where a label sits on an ordinal field's scale: an age range by its first number ("65+" is
-    65), an education label by `EDUCATION_LEVELS`; None for a label with no place."""
-    if field == "age_range":
-        number = re.search(r"\d+", label)
-        return int(number.group()) if number else None
-    return _EDUCATION_LEVEL.get(_key(label))
-
-
-def ordinal_scale(field: str, options: Sequence[str]) -> dict[str, int]:
-    """label -> rank on the scale of an ordinal field: the levels the options occupy, ascending,
-    numbered from 0 (options on the same level share a rank; options with no level are left out).
-    The ordinal similarity is 1 - |rank difference| / (ranks - 1)."""
-    levels = {label: level_of(field, label) for label in options}
-    placed = sorted({level for level in levels.values() if level is not None})
-    return {label: placed.index(level) for label, level in levels.items() if level is not None}
-
-
-def ordinal_scales(options: Mapping[str, Sequence[str]]) -> dict[str, dict[str, int]]:
-    """The scale of every ordinal field from a run's option lists."""
-    return {f: ordinal_scale(f, options.get(f, [])) for f in ORDINAL_FIELDS}
+"""Fields whose vocabulary lists its options lowest first: that order is their ordinal scale."""
 
 
 # --- the split ------------------------------------------------------------------------------
@@ -209,27 +177,6 @@ def split_profile(conv: Conversation) -> tuple[ProfileConversation, ProfileTruth
     )
 
 
-def _entries(truth: ProfileTruth, field: ProfileField) -> list[str]:
-    value = getattr(truth, field.name)
-    if field.kind == "multi":
-        return [e for e in value if e != NO_DIAGNOSIS]
-    return [value] if value is not None else []
-
-
-def profile_options(truths: Sequence[ProfileTruth]) -> dict[str, list[str]]:
-    """The answer options of every categorical field: the distinct values (for the multi-select
-    fields, entries) across the loaded conversations, sorted by code point; "None of the above" is
-    not a diagnosis but the empty set. A field no conversation gives a value for has none and is
-    not asked."""
-    options: dict[str, list[str]] = {}
-    for field in PROFILE_FIELDS:
-        if field.kind != "score":
-            values = sorted({e for truth in truths for e in _entries(truth, field)})
-            if values:
-                options[field.name] = values
-    return options
-
-
 # --- checks ---------------------------------------------------------------------------------
 
 
@@ -244,7 +191,7 @@ def score_problems(loaded: LoadedConversation, truth: ProfileTruth) -> list[Data
                 DataProblem(
                     loaded.source,
                     None,
-                    f"participant_profile.computed_scores.{field.name}",
+                    field.path,
                     shorten(value),
                     f"{field.low}-{field.high}, the {field.label} range the profile task scores "
                     "(docs/profile.md)",
@@ -267,31 +214,6 @@ def check_profiles(result: LoadResult, skip_invalid: bool) -> LoadResult:
     if problems and not (skip_invalid and kept):
         raise DataError(problems)
     return replace(result, conversations=kept, problems=[*result.problems, *problems])
-
-
-def option_warnings(source: str, options: dict[str, list[str]]) -> list[DataProblem]:
-    """Option lists that tell the model something, or that an ordinal metric cannot place."""
-    warnings = []
-    for name, values in options.items():
-        where = f"participant_profile.{BY_FIELD[name].section}.{name}"
-        if len(values) == 1:
-            warnings.append(
-                DataProblem(
-                    source, None, where, f"one value ({shorten(values[0])}) in every conversation",
-                    "two or more: a single option gives the answer away",
-                )
-            )  # fmt: skip
-        if name in ORDINAL_FIELDS:
-            unplaced = [v for v in values if level_of(name, v) is None]
-            if unplaced:
-                warnings.append(
-                    DataProblem(
-                        source, None, where, ", ".join(map(shorten, unplaced)),
-                        f"labels on the {name} scale (docs/profile.md); their ordinal score is "
-                        "left out",
-                    )
-                )  # fmt: skip
-    return warnings
 
 
 # --- samples ----------------------------------------------------------------------------------

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..score.metrics import FUZZY_THRESHOLD, fuzzy_overlap
+from ..text_match import FUZZY_THRESHOLD, matches
 from .codebook import Codebook
 from .load import LoadedConversation, read_conversations
 from .problems import DataProblem, shorten
+from .profile_vocabulary import Vocabulary, vocabulary_warnings
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,8 @@ class ValidationSummary:
 
 def follow_up_warnings(loaded: LoadedConversation, codebook: Codebook) -> list[DataProblem]:
     """A warning per follow-up entry that matches no codebook option the way Q3 Follow-up
-    scoring matches (the metric's own fuzzy matching): participants may answer in their own
-    words, and such an entry can only be matched by a prediction in similar words."""
+    scoring matches them (`text_match`): participants may answer in their own words, and such an
+    entry can only be matched by a prediction in similar words."""
     conv = loaded.conversation
     return [
         DataProblem(
@@ -57,16 +58,23 @@ def follow_up_warnings(loaded: LoadedConversation, codebook: Codebook) -> list[D
             conv.conversationId,
         )
         for index, entry in enumerate(conv.conversationWideQuestions.q3_followUp_whatFeltOff)
-        # One entry against the options: the overlap is positive exactly when one matches.
-        if not fuzzy_overlap([entry], codebook.follow_up_options) > 0
+        if not any(matches(entry, option) for option in codebook.follow_up_options)
     ]
 
 
-def validate_path(path: str | Path, codebook: Codebook) -> ValidationSummary:
+def validate_path(
+    path: str | Path, codebook: Codebook, vocabulary: Vocabulary
+) -> ValidationSummary:
+    """Every problem and warning of a dataset: its format against the codebook, and its profile
+    labels against the profile task's vocabulary."""
     result = read_conversations(path, codebook)
     convs = [c.conversation for c in result.conversations]
     turns = [t for c in convs for t in c.turns]
-    follow_ups = [w for c in result.conversations for w in follow_up_warnings(c, codebook)]
+    warnings = [
+        w
+        for c in result.conversations
+        for w in (*follow_up_warnings(c, codebook), *vocabulary_warnings(c, vocabulary))
+    ]
     return ValidationSummary(
         files=len({p.source for p in result.problems} | {c.source for c in result.conversations}),
         conversations=result.records,
@@ -76,5 +84,5 @@ def validate_path(path: str | Path, codebook: Codebook) -> ValidationSummary:
         binary_judgements=sum(len(t.annotations.binaryJudgements) for t in turns),
         pairwise_comparisons=sum(len(t.annotations.pairwiseComparisons) for t in turns),
         problems=result.problems,
-        warnings=sorted(result.warnings + follow_ups, key=lambda w: w.source),
+        warnings=sorted(result.warnings + warnings, key=lambda w: w.source),
     )

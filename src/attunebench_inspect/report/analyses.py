@@ -21,6 +21,7 @@ from ..score.catalog import (
     PILLAR_NAMES,
     REPORTED,
     TURN_CANONICAL,
+    UNPLACED_LABELS,
     in_groups,
     names,
     of_family,
@@ -35,8 +36,8 @@ from .bootstrap import (
     replicate_means,
     resample_counts,
 )
-from .profile_table import NAMED
-from .table import CHANCE_LABEL, RunTable
+from .profile_table import NAMED, PLACED
+from .table import CHANCE_LABEL, Conversation, RunTable
 
 CANONICAL = REPORTED
 """The leaderboard's metrics: seed 003's Composite inputs and those reported alongside."""
@@ -536,6 +537,9 @@ class ProfileRow:
     errored: int
     metrics: dict[str, Interval]
     """Every profile metric with a value, with its bootstrap interval over conversations."""
+    unplaced: int
+    """The participants' labels the profile vocabulary could not place (those fields unscored),
+    over the run's conversations."""
 
     @property
     def composite(self) -> Interval:
@@ -546,7 +550,14 @@ def profile_leaderboard(tables: Sequence[RunTable], settings: Settings) -> list[
     """Every profile metric of every profile run, best profile composite first."""
     per_table = metric_intervals(tables, PROFILE_METRICS, settings)
     rows = [
-        ProfileRow(t.label, len(t.conversations), len(t.errors), per_table[id(t)]) for t in tables
+        ProfileRow(
+            t.label,
+            len(t.conversations),
+            len(t.errors),
+            per_table[id(t)],
+            int(np.nansum(t.metric(UNPLACED_LABELS))),
+        )
+        for t in tables
     ]
     return sorted(rows, key=lambda r: (-_or_low(r.composite.estimate), r.model))
 
@@ -592,15 +603,21 @@ def _inference(
     )
 
 
+def _reported(conversation: Conversation) -> set[str]:
+    """The participant's diagnoses in the terms the model could name them (vocabulary options),
+    or, in logs without them, as the data gives them."""
+    placed = conversation.facts.get(PLACED)
+    if isinstance(placed, list):
+        return set(placed)
+    return set(conversation.facts.get("diagnoses") or []) - {NO_DIAGNOSIS}
+
+
 def diagnosis_inference(tables: Sequence[RunTable]) -> list[DiagnosisInference]:
     """Per profile run and diagnosis: the base rate, how often it is named, and the precision and
     recall of naming it; then the same for naming any diagnosis."""
     rows = []
     for table in tables:
-        reported = {
-            i: set(c.facts.get("diagnoses") or []) - {NO_DIAGNOSIS}
-            for i, c in table.conversations.items()
-        }
+        reported = {i: _reported(c) for i, c in table.conversations.items()}
         answers = [
             (reported[i], set(named))
             for i, c in table.conversations.items()

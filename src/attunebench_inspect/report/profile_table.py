@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from ..data.profile import PROFILE_OPTIONS_KEY
 from ..score.metrics import nanmean
-from ..score.profile_scorer import PREDICTED_DIAGNOSES, PROFILE_SCORER
+from ..score.profile_scorer import PREDICTED_DIAGNOSES, PROFILE_SCORER, REPORTED_DIAGNOSES
 from .logs import Run, score_values
 from .records import SampleRow
 from .table import SUBGROUP_KEYS, Conversation, RunTable
@@ -16,16 +16,19 @@ PROFILE_TASK = "profile"
 """How reports name the profile task where the main task names its mode."""
 NAMED = "named_diagnoses"
 """The fact holding, per scored epoch, the diagnoses the model named (None: a parse failure)."""
+PLACED = "reported_diagnoses"
+"""The fact holding the diagnoses the participant reported, as vocabulary options (absent from
+logs written before the profile vocabulary)."""
 
 
 def is_profile_run(run: Run) -> bool:
     return PROFILE_OPTIONS_KEY in (run.header.eval.metadata or {})
 
 
-def _named(summary: SampleRow) -> list[str] | None:
+def _diagnoses(summary: SampleRow, key: str) -> list[str] | None:
     score = (summary.scores or {})[PROFILE_SCORER]
-    named = (score.metadata or {}).get(PREDICTED_DIAGNOSES)
-    return list(named) if isinstance(named, list) else None
+    found = (score.metadata or {}).get(key)
+    return list(found) if isinstance(found, list) else None
 
 
 def profile_table(run: Run) -> RunTable:
@@ -43,7 +46,8 @@ def profile_table(run: Run) -> RunTable:
             turns=[],
             facts={
                 **{k: rows[0].metadata.get(k) for k in SUBGROUP_KEYS},
-                NAMED: [_named(r) for r in rows],
+                NAMED: [_diagnoses(r, PREDICTED_DIAGNOSES) for r in rows],
+                PLACED: _diagnoses(rows[0], REPORTED_DIAGNOSES),
             },
             tokens={},
             seconds=nanmean([r.total_time for r in rows if r.total_time is not None]),

@@ -360,7 +360,7 @@ def _profile(report: Report) -> list[Table]:
         Table(
             "Profile prediction (experimental): composite and parts (95% bootstrap CI over "
             "conversations)",
-            ["model", "conversations", "errored", *map(label, parts)],
+            ["model", "conversations", "errored", *map(label, parts), "unplaced labels"],
             [
                 [
                     r.model,
@@ -372,11 +372,14 @@ def _profile(report: Report) -> list[Table]:
                         else "-"
                         for m in parts
                     ),
+                    r.unplaced,
                 ]
                 for r in report.profile
             ],
             "What a model infers about a person from a conversation: a capability and a privacy "
-            "risk, not a diagnostic tool (docs/profile.md). 'chance' is attunebench/random.",
+            "risk, not a diagnostic tool (docs/profile.md). 'chance' is attunebench/random. "
+            "Unplaced labels: the participants' labels the profile vocabulary could not place, "
+            "whose fields are not scored (the log's data warnings name them).",
         ),
         Table(
             "Profile prediction: every field (95% bootstrap CI)",

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from ..data.profile import BY_FIELD, EDUCATION_LEVELS, PROFILE_FIELDS, ProfileField
+from .. import text_match as tm
+from ..data.profile import BY_FIELD, PROFILE_FIELDS, ProfileField
 from ..solve.schemas import BRANCHES, JUDGE_CRITERIA
 from . import metrics as m
 from . import profile as pm
@@ -56,6 +57,8 @@ Pillar = Literal[
 BinaryView = Literal["om", "hp", "om_hp_facing", "hp_hp_facing"]
 BINARY_VIEWS: tuple[BinaryView, ...] = get_args(BinaryView)
 REJUDGE_PREFIX = "rejudge_"
+UNPLACED_LABELS = "profile_unplaced_labels"
+"""The count, in a profile score, of the participant's labels the vocabulary could not place."""
 POOLED_STATS = ("precision", "recall", "f1", "mcc")
 
 
@@ -124,8 +127,7 @@ class PostInputs:
         if self.post is None:
             return None
         chosen = [o for o, on in (self.post.get("q3_follow_up") or {}).items() if on]
-        own = self.post.get("q3_follow_up_own_words") or ""
-        return chosen + [part.strip() for part in own.split(";") if part.strip()]
+        return chosen + tm.entries(self.post.get("q3_follow_up_own_words") or "")
 
 
 # --- the catalog --------------------------------------------------------------------------------
@@ -254,21 +256,22 @@ def _alignment(t: TurnInputs) -> float:
 
 # --- the profile task ---------------------------------------------------------------------------
 
-_PROFILE_MISSING = (
-    "NaN where the participant's profile does not give it, or the run did not ask it (no "
-    "options); parse failure = 0"
+_PROFILE_MISSING = "NaN where the participant's profile does not give it; parse failure = 0"
+_PLACED = (
+    "NaN where the participant's profile does not give it, or gives a label the profile "
+    "vocabulary cannot place; parse failure = 0"
+)
+_VOCABULARY = (
+    "the options are the profile vocabulary's, the participant's label scored as the option it "
+    "is, is an alias of, or is uniquely close to (docs/profile.md)"
 )
 _ORDER = {
-    "age_range": "ranked by the first number of the label (18-24 < 25-34 < ... < 65+)",
-    "education": "ranked by level, lowest first: "
-    + " < ".join(" / ".join(level[:2]) for level in EDUCATION_LEVELS)
-    + " (labels of one level share a rank; docs/profile.md lists every label)",
+    "age_range": "ranked in the vocabulary's order, lowest first (bundled: 18-24 < 25-34 < ... "
+    "< 65+)",
+    "education": "ranked in the vocabulary's order, lowest first (bundled: six levels, less "
+    "than high school < high school < some college or vocational training < bachelor's < "
+    "master's < doctorate)",
 }
-
-
-def _asked(name: str, score: Callable[[ProfileInputs], float]) -> Callable[[ProfileInputs], float]:
-    """A field's metric, NaN where the run did not ask the field (it had no options)."""
-    return lambda p: score(p) if p.asked(name) else m.NAN
 
 
 def _profile_choice(f: ProfileField) -> MetricSpec:
@@ -279,10 +282,10 @@ def _profile_choice(f: ProfileField) -> MetricSpec:
         "profile",
         "conversation",
         "profile_part" if attitude else "profile_field",
-        f"exact match of the {f.label} (options: the dataset's distinct values, sorted)",
-        _PROFILE_MISSING,
+        f"exact match of the {f.label}; {_VOCABULARY}",
+        _PLACED,
         pillar=None if attitude or f.name in _ORDER else "demographics",
-        profile=_asked(f.name, lambda p: pm.choice_exact(p.answer(f.name), p.truth.get(f.name))),
+        profile=lambda p: pm.choice_exact(p.answer(f.name), p.truth[f.name]),
     )
 
 
@@ -293,17 +296,11 @@ def _profile_ordinal(f: ProfileField) -> MetricSpec:
         "profile",
         "conversation",
         "profile_field",
-        f"ordinal similarity 1 - |rank difference|/(ranks - 1) of the {f.label}, "
-        f"{_ORDER[f.name]}; the ranks are the levels the run's options occupy",
-        "NaN where the profile does not give it, gives a label with no level, or the options "
-        "occupy one level; parse failure = 0",
+        f"ordinal similarity 1 - |rank difference|/(options - 1) of the {f.label}, "
+        f"{_ORDER[f.name]}",
+        _PLACED,
         pillar="demographics",
-        profile=_asked(
-            f.name,
-            lambda p: pm.choice_ordinal(
-                p.answer(f.name), p.truth.get(f.name), p.scales.get(f.name, {})
-            ),
-        ),
+        profile=lambda p: pm.choice_ordinal(p.answer(f.name), p.truth[f.name], p.orders[f.name]),
     )
 
 
@@ -318,10 +315,7 @@ def _profile_score(f: ProfileField) -> MetricSpec:
         f"{f.about})",
         _PROFILE_MISSING,
         pillar="scores",
-        profile=_asked(
-            f.name,
-            lambda p: pm.score_accuracy(p.answer(f.name), p.truth.get(f.name), f.low, f.high),
-        ),
+        profile=lambda p: pm.score_accuracy(p.answer(f.name), p.truth[f.name], f.low, f.high),
     )
 
 
@@ -358,14 +352,12 @@ def _profile_metrics() -> tuple[MetricSpec, ...]:
         ),
         MetricSpec(
             "profile_diagnoses", "Profile: diagnoses", "profile", "conversation", "profile_part",
-            f"Jaccard |intersection| / |union| of the {diagnoses.label} named and reported "
-            "(options: the dataset's distinct diagnoses, sorted)",
+            f"Jaccard |intersection| / |union| of the {diagnoses.label} named and reported; "
+            f"{_VOCABULARY}",
             '"None of the above" is the empty set: naming none for a participant with none = 1; '
-            "NaN where the run did not ask it (no participant reported a diagnosis); parse "
-            "failure = 0",
-            profile=_asked(
-                diagnoses.name,
-                lambda p: pm.diagnoses_overlap(p.answer(diagnoses.name), p.truth[diagnoses.name]),
+            "NaN where a reported diagnosis cannot be placed in the vocabulary; parse failure = 0",
+            profile=lambda p: pm.diagnoses_overlap(
+                p.answer(diagnoses.name), p.truth[diagnoses.name]
             ),
         ),
         MetricSpec(
@@ -395,17 +387,21 @@ def _profile_metrics() -> tuple[MetricSpec, ...]:
         MetricSpec(
             f"profile_{work.name}", f"Profile: {work.label}", "profile", "conversation",
             "profile_field",
-            f"Jaccard |intersection| / |union| of the {work.label} entries named and reported "
-            "(each distinct entry in the dataset is an option)",
-            "NaN where the profile gives no entry; parse failure = 0",
+            f"fuzzy set overlap, as `q3_follow_up`, between the areas of the {work.label} the "
+            "model names in its own words (split at semicolons; no fixed vocabulary) and the "
+            "participant's entries: M / (|P| + |G| - M)",
+            "NaN where the profile gives no entry; nothing named or parse failure = 0",
             pillar="demographics",
-            profile=_asked(
-                work.name, lambda p: pm.entries_overlap(p.answer(work.name), p.truth[work.name])
-            ),
+            profile=lambda p: pm.background_overlap(p.answer(work.name), p.truth[work.name]),
         ),
         *(_profile_score(f) for f in fields if f.kind == "score"),
     )  # fmt: skip
 
+
+_W = m.COMPOSITE_WEIGHTS
+_LOWEST_COMPOSITE = 100 * _W["holistic"] * (-1 / 3) / (_W["emotion"] + _W["holistic"])
+"""H's lowest value is -1/3 (PANAS Baseline-Adjusted at -1); E is always defined (>= 0), Q may be
+undefined, and then only E and H share the weight."""
 
 CATALOG: tuple[MetricSpec, ...] = (
     # --- the Composite and its pillars (per conversation, from the pillar inputs below) ---
@@ -414,8 +410,9 @@ CATALOG: tuple[MetricSpec, ...] = (
         "100 x (0.24 E + 0.49 Q + 0.27 H) per conversation, weights renormalised over the "
         "pillars that are defined; the run value is the mean over conversations",
         "a pillar that is undefined for a conversation (Q when every binary label is `na` and "
-        "there is no comparison) is left out and the other weights renormalised",
-        low=-100 * 0.27 / 3, high=100.0,
+        "there is no comparison) is left out and the other weights renormalised; so the lowest "
+        "value, H = -1/3 with E = 0, is 100 x 0.27 x (-1/3) / 0.51 where Q is undefined",
+        low=_LOWEST_COMPOSITE, high=100.0,
     ),
     MetricSpec(
         "emotion_pillar", "Emotion pillar (E)", "composite", "conversation", "pillar",
@@ -556,10 +553,13 @@ CATALOG: tuple[MetricSpec, ...] = (
     MetricSpec(
         "q3_follow_up", "Q3 Follow-up", "conversation_wide", "conversation", "canonical",
         "set overlap with fuzzy matching between what the model says felt off (codebook options "
-        "and entries in the participant's own words) and the participant's answers: entries "
-        "match one-to-one when their difflib ratio after lower-casing and removing commas is "
-        "≥ 0.8; matched / (|P| + |G| - matched)",
-        "NaN when the participant gave no follow-up (not asked); nothing predicted = 0",
+        "and entries in its own words, split at semicolons) and the participant's answers: P and "
+        "G are the distinct entries after normalisation (lower case, commas as spaces, "
+        "whitespace collapsed; a repeated entry counts once), two entries are matchable when "
+        "their difflib ratio is ≥ 0.8, and M is the size of a maximum one-to-one matching (each "
+        "entry matched at most once); M / (|P| + |G| - M), so 0-1",
+        "NaN when the participant gave no follow-up (not asked); nothing predicted = 0; blank "
+        "entries are left out",
         pillar="holistic_questions",
         conversation=lambda p: m.fuzzy_overlap(p.follow_up(), p.q3_follow_up),
     ),
@@ -611,31 +611,31 @@ default mode, seed 0 (None: NaN there). Measured, not assumed, and checked by
 tests/test_catalog.py against fresh runs; properties of the synthetic set, not of AttuneBench."""
 
 PROFILE_MEASURED: dict[str, tuple[float | None, float | None]] = {
-    "profile_composite": (35.20, 47.70),
-    "profile_demographics": (0.308, 0.341),
-    "profile_diagnoses": (0.127, 0.480),
-    "profile_scores": (0.693, 0.807),
-    "profile_conversation_topic_attitude": (0.280, 0.280),
+    "profile_composite": (30.61, 48.68),
+    "profile_demographics": (0.301, 0.380),
+    "profile_diagnoses": (0.057, 0.480),
+    "profile_scores": (0.666, 0.807),
+    "profile_conversation_topic_attitude": (0.200, 0.280),
     "profile_parse_failure_rate": (0.000, 0.000),
-    "profile_country": (0.040, 0.080),
-    "profile_education": (0.120, 0.360),
-    "profile_education_ordinal": (0.560, 0.773),
-    "profile_gender": (0.360, 0.480),
-    "profile_age_range": (0.120, 0.120),
-    "profile_age_range_ordinal": (0.552, 0.672),
-    "profile_english_proficiency": (0.280, 0.040),
-    "profile_work_edu_background": (0.059, 0.000),
-    "profile_who_5": (0.630, 0.864),
-    "profile_asrs_6": (0.687, 0.780),
-    "profile_aq_10": (0.708, 0.816),
-    "profile_promis_anxiety": (0.733, 0.807),
-    "profile_promis_depression": (0.730, 0.748),
-    "profile_promis_sleep": (0.682, 0.865),
-    "profile_tipi_extraversion": (0.737, 0.847),
-    "profile_tipi_agreeableness": (0.693, 0.790),
-    "profile_tipi_conscientiousness": (0.667, 0.747),
-    "profile_tipi_stability": (0.677, 0.813),
-    "profile_tipi_openness": (0.680, 0.803),
+    "profile_country": (0.000, 0.000),
+    "profile_education": (0.160, 0.000),
+    "profile_education_ordinal": (0.728, 0.408),
+    "profile_gender": (0.240, 0.480),
+    "profile_age_range": (0.080, 0.120),
+    "profile_age_range_ordinal": (0.560, 0.672),
+    "profile_english_proficiency": (0.280, 0.720),
+    "profile_work_edu_background": (0.000, 0.000),
+    "profile_who_5": (0.699, 0.864),
+    "profile_asrs_6": (0.633, 0.780),
+    "profile_aq_10": (0.684, 0.816),
+    "profile_promis_anxiety": (0.735, 0.807),
+    "profile_promis_depression": (0.670, 0.748),
+    "profile_promis_sleep": (0.650, 0.865),
+    "profile_tipi_extraversion": (0.647, 0.847),
+    "profile_tipi_agreeableness": (0.667, 0.790),
+    "profile_tipi_conscientiousness": (0.680, 0.747),
+    "profile_tipi_stability": (0.650, 0.813),
+    "profile_tipi_openness": (0.613, 0.803),
 }
 """The same for the profile task (`attunebench_inspect/profile` on the bundled set), checked by
 tests/test_profile.py."""
@@ -730,6 +730,8 @@ COUNTS: dict[str, str] = {
     "calls": "calls of the evaluated model",
     "parse_failures": "calls of the evaluated model whose answer failed to parse",
     "repaired": "calls whose answer parsed after the repair round",
+    UNPLACED_LABELS: "the count of the participant's labels that the profile vocabulary cannot "
+    "place (their fields are not scored)",
 }
-"""Per-conversation counts kept beside the metrics in `Score.value` (the pooled metrics and the
-report's operations table are computed from them)."""
+"""Per-conversation counts kept beside the metrics in `Score.value` (the pooled metrics, the
+report's operations table and its profile table are computed from them)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .catalog import CATALOG, MetricSpec
+from .catalog import CATALOG, COUNTS, UNPLACED_LABELS, MetricSpec
 
 BEGIN = "<!-- BEGIN GENERATED: attunebench metrics --write scorers/METRICS.md -->"
 END = "<!-- END GENERATED -->"
@@ -84,7 +84,10 @@ def catalog_markdown() -> str:
         "",
         "From the profile task's one call (docs/profile.md); the run value is the mean over "
         "conversations. Part and field values are on 0 to 1; `pillar` names the part a field "
-        "feeds.",
+        "feeds. The options come from the profile vocabulary, fixed whatever the data "
+        "(dataset/profile_vocabulary.json or `-T vocabulary=FILE`). Beside the metrics, every "
+        f"sample's score carries `{UNPLACED_LABELS}`, {COUNTS[UNPLACED_LABELS]}: the log's data "
+        "warnings and `attunebench validate` name them, and the report sums them per run.",
         "",
         head,
         *(_row(e) for e in CATALOG if e.family == "profile"),

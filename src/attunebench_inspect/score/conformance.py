@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..data.codebook import cached_codebook
-from ..data.profile import PROFILE_FIELDS, ordinal_scales
+from ..data.profile import PROFILE_FIELDS
+from ..data.profile_vocabulary import Vocabulary, load_vocabulary
 from ..data.split import comparison_key
 from . import metrics as m
 from .catalog import (
@@ -102,20 +104,24 @@ def post_case(case: Mapping[str, Any]) -> PostInputs:
     )
 
 
+@cache
+def _bundled_vocabulary() -> Vocabulary:
+    return load_vocabulary()
+
+
 def profile_case(case: Mapping[str, Any]) -> ProfileInputs:
     """A profile case: the answer (flat, as the profile call gives it), the participant's profile
-    in the published `participant_profile` shape, and the run's option lists where a metric
-    reads them (the ordinal scales)."""
+    in the published `participant_profile` shape, and, where a case sets them, the vocabularies
+    of some fields in place of the bundled ones."""
     truth: Mapping[str, Any] = case.get("truth") or {}
     sections = {**truth.get("demographics", {}), **truth.get("computed_scores", {})}
     sections["conversation_topic_attitude"] = truth.get("conversation_topic_attitude")
-    return ProfileInputs(
-        prediction=case.get("prediction"),
-        truth={
-            f.name: sections.get(f.name, [] if f.kind == "multi" else None) for f in PROFILE_FIELDS
-        },
-        scales=ordinal_scales(case.get("options", {})),
-    )
+    vocabulary = Vocabulary.of({**_bundled_vocabulary().dump(), **case.get("vocabulary", {})})
+    values = {
+        f.name: sections.get(f.name, [] if f.kind in ("multi", "text") else None)
+        for f in PROFILE_FIELDS
+    }
+    return ProfileInputs.of(case.get("prediction"), values, vocabulary)
 
 
 def _nan(value: float | None) -> float:

@@ -7,7 +7,6 @@ scored as wrong. NaN means the metric does not apply (Inspect leaves it unscored
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -18,13 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
+from .. import text_match as tm
 from ..data.panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
 from .vad import INDEX, SIMILARITY
 
 NAN = float("nan")
 BINARY_VALUES = ("yes", "no", "na")
 COMPOSITE_WEIGHTS = {"emotion": 0.24, "evaluation": 0.49, "holistic": 0.27}
-FUZZY_THRESHOLD = 0.8
 NAIVE_MAE_FLOOR = 1 / 20
 """The smallest non-zero 20-item MAE (one item off by one): the denominator of PANAS
 Baseline-Adjusted when the participant's PANAS did not change at all."""
@@ -285,29 +284,21 @@ def ordinal(pred: str | None, gold: str, options: Sequence[str]) -> float:
     return 1 - abs(options.index(pred) - options.index(gold)) / (len(options) - 1)
 
 
-def _normalise(text: str) -> str:
-    return " ".join(text.lower().replace(",", " ").split())
-
-
 def fuzzy_overlap(pred: Sequence[str] | None, gold: Sequence[str]) -> float:
-    """Set overlap where two entries match when their similarity ratio is >= 0.8.
+    """Jaccard overlap of two sets of entries under fuzzy matching: M / (|P| + |G| - M).
 
-    matched / (|pred| + |gold| - matched), one-to-one matching maximising similarity. NaN when the
-    participant gave no follow-up (the question was not asked).
+    P and G are the distinct entries after normalisation (`text_match.distinct`: a repeated entry
+    counts once, on either side), and M is the size of a maximum one-to-one matching between them,
+    two entries being matchable when their similarity ratio is >= 0.8 (`text_match.matched`). So
+    M <= min(|P|, |G|) and the value is in 0-1. NaN when the participant gave no follow-up (the
+    question was not asked); nothing predicted, or a parse failure, = 0.
     """
-    if not gold:
+    if not tm.distinct(gold):
         return NAN
     if not pred:
         return 0.0
-    sims = np.array(
-        [
-            [difflib.SequenceMatcher(None, _normalise(p), _normalise(g)).ratio() for g in gold]
-            for p in pred
-        ]
-    )
-    r, c = linear_sum_assignment(sims, maximize=True)
-    matched = int((sims[r, c] >= FUZZY_THRESHOLD).sum())
-    return matched / (len(set(pred)) + len(set(gold)) - matched)
+    both = tm.matched(pred, gold)
+    return both / (len(tm.distinct(pred)) + len(tm.distinct(gold)) - both)
 
 
 def four_branch(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> dict[str, float]:

@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ..data.profile import PROFILE_FIELDS, ProfileTruth, ordinal_scales, profile_truth_of
+from ..data.profile import BY_FIELD, PROFILE_FIELDS, ProfileTruth, profile_truth_of
+from ..data.profile_vocabulary import Vocabulary, labels
 from ..solve.record import CallRecord
 from ..solve.store import read_walk
-from .catalog import of_family
-from .profile import ProfileInputs, named_diagnoses
+from . import metrics as m
+from .catalog import UNPLACED_LABELS, of_family
+from .profile import ProfileInputs
 
 PROFILE_SCORER = "profile_scorer"
 PROFILE_HEADLINE = HeadlineMetric(scorer=PROFILE_SCORER, score="profile_composite", metric="mean")
 PREDICTED_DIAGNOSES = "predicted_diagnoses"
 """The Score.metadata key of the diagnoses the answer named (for the report's diagnosis view)."""
+REPORTED_DIAGNOSES = "reported_diagnoses"
+"""The Score.metadata key of the diagnoses the participant reported, as vocabulary options (a
+label the vocabulary cannot place as it is)."""
 PROFILE_METRICS = of_family("profile")
+_DIAGNOSES = BY_FIELD["diagnoses"]
 PROFILE_PARTS = {
     "demographics": "profile_demographics",
     "diagnoses": "profile_diagnoses",
@@ -33,8 +40,11 @@ PROFILE_PARTS = {
 
 
 def score_profile(inputs: ProfileInputs) -> dict[str, float]:
-    """Every profile metric of one conversation."""
-    return {s.name: s.profile(inputs) for s in PROFILE_METRICS if s.profile is not None}
+    """Every profile metric of one conversation, and the count of labels left unscored."""
+    return {
+        **{s.name: s.profile(inputs) for s in PROFILE_METRICS if s.profile is not None},
+        UNPLACED_LABELS: float(sum(len(found) for found in inputs.unplaced.values())),
+    }
 
 
 def answer_line(values: Mapping[str, float]) -> str:
@@ -49,7 +59,8 @@ def _shown(value: object) -> str:
         return ", ".join(value) or "(none)"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return "-" if value is None else str(value)
+    # An answer in the model's own words may hold anything; one table cell must stay one cell.
+    return "-" if value is None else " ".join(str(value).split()).replace("|", "\\|")
 
 
 def explanation(truth: ProfileTruth, record: CallRecord | None, values: Mapping[str, float]) -> str:
@@ -74,25 +85,33 @@ HEADER_GROUPS = ("profile_headline", "profile_part", "profile_operational")
 
 
 @scorer(metrics={s.name: [mean(), stderr()] for s in PROFILE_METRICS if s.group in HEADER_GROUPS})
-def profile_scorer(options: dict[str, list[str]]) -> Scorer:
+def profile_scorer(vocabulary: dict[str, Any]) -> Scorer:
     """The profile composite, its four parts, every field and the parse-failure rate.
 
-    `options` are the option lists the run offered (the task's `profile_options`): the ordinal
-    scales of age range and education are the levels they occupy."""
-    scales = ordinal_scales(options)
+    `vocabulary` is the run's profile vocabulary (`Vocabulary.dump`): the participant's labels
+    are placed in it, and the ordinal scales are its order."""
+    words = Vocabulary.of(vocabulary)
 
     async def score(state: TaskState, target: Target) -> Score:
         record = read_walk(state.store).get("profile", None)
         truth = profile_truth_of(state.metadata)
         prediction = record.prediction if record is not None else None
-        values = score_profile(ProfileInputs(prediction, truth.values(), scales))
-        named = named_diagnoses(prediction.get("diagnoses") if prediction else None)
+        inputs = ProfileInputs.of(prediction, truth.values(), words)
+        values = score_profile(inputs)
+        named = m.selected(prediction.get("diagnoses")) if prediction is not None else None
+        reported = [
+            words.fields[_DIAGNOSES.name].place(label) or label
+            for _, label in labels(_DIAGNOSES, truth.diagnoses)
+        ]
         return Score(
             value=values,
             answer=answer_line(values),
             explanation=explanation(truth, record, values),
-            # None where the answer failed to parse: no prediction, rather than one of none.
-            metadata={PREDICTED_DIAGNOSES: named if prediction is not None else None},
+            metadata={
+                # None where the answer failed to parse: no prediction, rather than one of none.
+                PREDICTED_DIAGNOSES: named,
+                REPORTED_DIAGNOSES: reported,
+            },
         )
 
     return score

@@ -41,7 +41,8 @@ def minilm() -> Embed:
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+    # Rounding (of subnormal squares, say) can carry the quotient just past +-1.
+    return max(-1.0, min(1.0, dot / norm)) if norm else 0.0
 
 
 def response_similarity(

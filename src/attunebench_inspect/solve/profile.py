@@ -1,8 +1,9 @@
 """The profile task's one call: the whole conversation in, the participant's profile out.
 
-The solver is handed a `ProfileConversation` (no profile field) and the run's option lists (a
-property of the dataset, the same for every conversation), and asks once, with the main task's
-parse-and-repair `ask`; its record goes to the same store as the main task's calls.
+The solver is handed a `ProfileConversation` (no profile field) and the option lists of the
+profile vocabulary (fixed, whatever the data: the same question for every conversation of every
+run), and asks once, with the main task's parse-and-repair `ask`; its record goes to the same store
+as the main task's calls.
 """
 
 from __future__ import annotations
@@ -21,12 +22,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..data.profile import (
-    PROFILE_FIELDS,
-    ProfileConversation,
-    ProfileField,
-    profile_conversation_of,
-)
+from ..data.profile import PROFILE_FIELDS, ProfileConversation, profile_conversation_of
 from ..data.split import Background, VisibleConversation
 from . import prompts
 from .record import CallRecord
@@ -66,25 +62,23 @@ _NO_BACKGROUND = Background(profile={}, pre_panas={}, topic_attitude="")
 
 
 def _listed(options: Sequence[str]) -> str:
-    return json.dumps(list(options), ensure_ascii=False)
-
-
-def _asked(options: Mapping[str, Sequence[str]]) -> list[ProfileField]:
-    """The fields this run asks, in the format's order: every score, and every categorical field
-    the dataset has options for."""
-    return [f for f in PROFILE_FIELDS if f.kind == "score" or f.name in options]
+    return json.dumps([prompts.quote(o) for o in options], ensure_ascii=False)
 
 
 def profile_task(options: Mapping[str, Sequence[str]]) -> str:
+    """The question: every field of the format, each vocabulary field with its options."""
     lines: dict[str, list[str]] = {"demographics": [], "computed_scores": [], "attitude": []}
     shape = []
-    for field in _asked(options):
+    for field in PROFILE_FIELDS:
         name = field.name
         if field.kind == "score":
             lines[field.section].append(
                 f'- "{name}": {field.label}, {field.low}-{field.high} ({field.about})'
             )
             shape.append(f'"{name}": <{field.low}-{field.high}>')
+        elif field.kind == "text":
+            lines[field.section].append(f'- "{name}": {field.label}: {field.about}')
+            shape.append(f'"{name}": "<area>; <area>; ..."')
         elif field.kind == "multi":
             lines[field.section].append(
                 f'- "{name}": {field.label}: an object with each of {_listed(options[name])} as a '
@@ -107,10 +101,12 @@ def profile_task(options: Mapping[str, Sequence[str]]) -> str:
 
 def profile_schema(options: Mapping[str, Sequence[str]]) -> CallSchema:
     fields: dict[str, Any] = {}
-    for field in _asked(options):
+    for field in PROFILE_FIELDS:
         name = field.name
         if field.kind == "score":
             fields[name] = (Literal[tuple(range(field.low, field.high + 1))], ...)
+        elif field.kind == "text":
+            fields[name] = (str, ...)
         elif field.kind == "multi":
             fields[name] = (choices_object(f"Profile_{name}", tuple(options[name])), ...)
         else:
@@ -147,7 +143,9 @@ def profile_summary(conv: ProfileConversation, record: CallRecord) -> str:
 
 @solver
 def profile_solver(options: dict[str, list[str]]) -> Solver:
-    """Predict the participant's profile from the whole conversation, in one call."""
+    """Predict the participant's profile from the whole conversation, in one call.
+
+    `options` are the vocabulary's option lists (`Vocabulary.options`)."""
     task = profile_task(options)
     schema = profile_schema(options)
 
