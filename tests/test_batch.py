@@ -60,8 +60,6 @@ def _run(
         model=api,
         display="none",
         log_dir=str(data.parent / "logs"),
-        # Above a run's calls, so that all of them can wait in one batch at once.
-        max_connections=100,
         **kwargs,
     )[0]
     assert log.status == "success", log.error
