@@ -64,6 +64,9 @@ CACHES: dict[str, CacheRules] = {r.name: r for r in (OPENAI, OPENAI_EXPLICIT, AN
 """The cache models an endpoint can follow; `shared` reads every prefix shared with a finished
 request, whole (what any cache could serve)."""
 DRAFT = "That sounds hard. What would help most right now?"
+DELIVERY = frozenset({"stream", "stream_options", "prompt_cache_key"})
+"""Request fields that say how a request is delivered or routed, not what the model is asked:
+answers do not depend on them, so a batch item (never streamed) is answered as sent directly."""
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,8 @@ class Endpoint:
         """Answer one request: its cache use, the latency (`wait`), a fault if one is drawn,
         the answer. A batch worker calls this with wait=False."""
         config = self.config
-        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        asked = {k: v for k, v in body.items() if k not in DELIVERY}
+        digest = hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
         rng = random.Random(f"{config.seed}:{digest}")
         try:
             prompt, lookup = self.lookup(dialect, body)
@@ -242,8 +246,10 @@ class Endpoint:
                 0,
             )
         use = lookup.use if lookup else CacheUse(sum(self.tokens(b.text) for b in prompt))
+        # Drawn whether or not it is waited, so that a batch item's answer is the direct one's.
+        delay = max(0.0, config.latency + rng.uniform(-config.jitter, config.jitter))
         if wait:
-            time.sleep(max(0.0, config.latency + rng.uniform(-config.jitter, config.jitter)))
+            time.sleep(delay)
         # Answers depend on the request alone; faults are drawn per attempt, so a retried
         # request can succeed.
         with self._lock:

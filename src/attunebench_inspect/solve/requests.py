@@ -90,8 +90,15 @@ def request_policy(
     )
     if provider not in PER_CONVERSATION_CACHE_KEY:
         return RequestPolicy(schema)
-    extra = _resolved(model).extra_body or {}
-    if "prompt_cache_key" in extra or isinstance(getattr(model.api, "prompt_cache_key", None), str):
+    resolved = _resolved(model)
+    extra = resolved.extra_body or {}
+    # Under --batch Inspect's OpenAI batcher writes `extra_body` into the batch line as a field
+    # of its own, which the API rejects as an unrecognized argument: no key of ours there.
+    if (
+        resolved.batch
+        or "prompt_cache_key" in extra
+        or isinstance(getattr(model.api, "prompt_cache_key", None), str)
+    ):
         return RequestPolicy(schema)
     return RequestPolicy(schema, {**extra, "prompt_cache_key": f"attunebench-{conversation_id}"})
 
