@@ -111,6 +111,9 @@ def resolve_schedule(schedule: Schedule, model: Model) -> Schedule:
 
 CallKey = tuple[CallType, int | None]
 """A call of a conversation: its type and turn (None for the post-conversation call)."""
+PREFIX_WRITER: CallType = "binary_hp"
+"""The call that writes each turn's shared prefix: its blocks reach the turn's reply, the longest
+prefix of the turn, and its answer is the shortest of the calls that read that far."""
 
 
 def after(call: CallType, turn: int | None, turns: int, schedule: Schedule) -> tuple[CallKey, ...]:
@@ -127,10 +130,10 @@ def after(call: CallType, turn: int | None, turns: int, schedule: Schedule) -> t
         return (("draft", turn), *(chain if schedule == "prefix_first" else ()))
     if schedule != "prefix_first":
         return ()
-    if call in ("binary_hp", "draft"):
+    if call in (PREFIX_WRITER, "draft"):
         return ((call, previous),) if previous else ()
-    if call in ("emotion", "pairwise"):
-        return (("binary_hp", turn),)
     if call == "post":
-        return (("binary_hp", turns),)
+        return ((PREFIX_WRITER, turns),)
+    if call in ("emotion", "binary_hp", "pairwise"):
+        return ((PREFIX_WRITER, turn),)
     return ()

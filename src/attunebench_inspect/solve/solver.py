@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import anyio
 from inspect_ai.model import (
@@ -52,6 +53,7 @@ from .modes import ModeSpec
 from .parse import Parsed, parse_answer, parse_draft
 from .record import CallRecord, CallType, Status
 from .requests import (
+    PREFIX_WRITER,
     SEND_SCHEMA,
     AnswerFormat,
     CallKey,
@@ -73,6 +75,7 @@ from .store import save_walk
 from .summary import summarise
 
 JUDGE_ROLE = "judge"
+ReplyCall = Literal["emotion", "binary_hp"]
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
 
 
@@ -334,28 +337,22 @@ class ConversationWalk:
         # Set whether or not the draft was judged: the next judgement waits for it.
         self._done("judge", n).set()
 
-    async def binary_hp(self, turn: VisibleTurn) -> None:
-        """The turn's prefix writer: its blocks reach the turn's reply, and breakpoints after the
-        participant's message (the pairwise call's prefix) and after the reply (the emotion
-        call's, and the next turn's)."""
+    async def about_reply(self, turn: VisibleTurn, call: ReplyCall) -> None:
+        """A question about the turn's reply (emotion, or the binary questions HP-facing): its
+        blocks reach the reply. The turn's prefix writer also marks the participant's message,
+        the pairwise call's prefix; the next turn's writer reads past the reply."""
         n = turn.turn_number
-        await self._after("binary_hp", n)
-        schema = binary_hp_schema(tuple(turn.binary_question_ids), self.spec.verbose)
-        task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
+        await self._after(call, n)
+        ids = tuple(turn.binary_question_ids)
+        if call == "emotion":
+            schema = emotion_schema(ids, self.spec.verbose)
+            task = prompts.emotion_task(turn, self.codebook, schema.shape)
+        else:
+            schema = binary_hp_schema(ids, self.spec.verbose)
+            task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
         end = prompts.upto(n, reply=True)
-        await self._ask(
-            self._analysis(n, reply=True, task=task, marks=(end - 1, end)), schema, "binary_hp", n
-        )
-
-    async def emotion(self, turn: VisibleTurn) -> None:
-        n = turn.turn_number
-        await self._after("emotion", n)
-        schema = emotion_schema(tuple(turn.binary_question_ids), self.spec.verbose)
-        task = prompts.emotion_task(turn, self.codebook, schema.shape)
-        end = prompts.upto(n, reply=True)
-        await self._ask(
-            self._analysis(n, reply=True, task=task, marks=(end,)), schema, "emotion", n
-        )
+        marks = (end - 1, end) if call == PREFIX_WRITER else (end,)
+        await self._ask(self._analysis(n, reply=True, task=task, marks=marks), schema, call, n)
 
     async def pairwise(self, turn: VisibleTurn) -> None:
         n = turn.turn_number
@@ -406,8 +403,8 @@ class ConversationWalk:
         async with span(f"turn {turn.turn_number}", type="turn"):
             await concurrently(
                 self.draft_and_judge(turn),
-                self.binary_hp(turn),
-                self.emotion(turn),
+                self.about_reply(turn, "binary_hp"),
+                self.about_reply(turn, "emotion"),
                 self.pairwise(turn),
             )
 
