@@ -188,6 +188,8 @@ class Codebook:
     spec: CodebookFile
     path: str
     sha256: str
+    warnings: tuple[DataProblem, ...] = ()
+    """Oddities of the file that do not stop it being used (a key given twice)."""
 
     @cached_property
     def binary(self) -> dict[str, BinaryQuestion]:
@@ -230,8 +232,8 @@ def _one_problem(file: Path, found: str, expected: str) -> DataError:
     return DataError([DataProblem(str(file), None, "codebook", found, expected)])
 
 
-def _read(file: Path) -> tuple[bytes, object]:
-    """The file's bytes (for its hash) and its JSON value."""
+def _read(file: Path) -> tuple[bytes, jsonfile.Document]:
+    """The file's bytes (for its hash) and its JSON document."""
     try:
         raw = file.read_bytes()
         return raw, jsonfile.loads(raw.decode("utf-8-sig"))
@@ -245,19 +247,30 @@ def _read(file: Path) -> tuple[bytes, object]:
         raise _one_problem(file, str(ex), "a codebook object") from None
 
 
+def _located(file: Path, findings: list[jsonfile.Finding]) -> list[DataProblem]:
+    return [DataProblem(str(file), None, field_name(f.loc), f.found, f.expected) for f in findings]
+
+
 def load_codebook(path: str | Path | None = None) -> Codebook:
     """Load and check a codebook file (the bundled one when `path` is None)."""
     file = Path(path) if path is not None else bundled_codebook_path()
-    raw, data = _read(file)
+    raw, document = _read(file)
+    if document.problems:
+        raise DataError(_located(file, document.problems))
     try:
-        spec = CodebookFile.model_validate(data)
+        spec = CodebookFile.model_validate(document.value)
     except ValidationError as ex:
         problems = [
             DataProblem(str(file), None, field_name(e["loc"]), found_in(e), expected_in(e))
             for e in ex.errors()
         ]
         raise DataError(problems) from None
-    return Codebook(spec=spec, path=str(file), sha256=hashlib.sha256(raw).hexdigest())
+    return Codebook(
+        spec=spec,
+        path=str(file),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        warnings=tuple(_located(file, document.warnings)),
+    )
 
 
 @cache

@@ -1,39 +1,139 @@
-"""JSON text to Python values, with a nesting limit (a conversation is 6 levels deep)."""
+"""JSON text to Python values, checked for what no schema sees: nesting deeper than a conversation
+goes, integers past Python's limit on digits, lone surrogates and keys given twice."""
 
 from __future__ import annotations
 
 import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 MAX_DEPTH = 64
 TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels"
+
+Location = tuple[int | str, ...]
+"""Where in a document, as pydantic locates a value: keys and list indexes from the top."""
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class TooDeepError(ValueError):
     """A JSON document nested deeper than MAX_DEPTH."""
 
 
-def _deeper_than(value: object, limit: int) -> bool:
-    # Iterative, so the check itself cannot exhaust the stack it protects.
-    stack: list[tuple[object, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            node = list(node.values())
-        if isinstance(node, list):
-            if depth > limit:
-                return True
-            stack.extend((child, depth + 1) for child in node)
-    return False
+@dataclass(frozen=True)
+class Finding:
+    """Something wrong at one place in a document: what was found there, what was expected."""
+
+    loc: Location
+    found: str
+    expected: str
 
 
-def loads(text: str) -> Any:
-    """`json.loads`, refusing documents nested deeper than MAX_DEPTH: the parser would exhaust
-    Python's recursion near 1,000 levels, and nothing in a conversation or codebook nests deep."""
+@dataclass(frozen=True)
+class Document:
+    value: Any
+    problems: list[Finding] = field(default_factory=list)
+    """What makes the document unusable: an integer too long to convert (it would raise wherever
+    it is read) and a lone surrogate (it cannot be written as UTF-8, so not into a log)."""
+    warnings: list[Finding] = field(default_factory=list)
+    """Keys given twice in an object: the last value is used, as every JSON reader here does."""
+
+    def item(self, index: int) -> Document:
+        """The document's `index`th list item, with the findings located in it."""
+
+        def inside(findings: list[Finding]) -> list[Finding]:
+            return [
+                Finding(f.loc[1:], f.found, f.expected) for f in findings if f.loc[:1] == (index,)
+            ]
+
+        return Document(self.value[index], inside(self.problems), inside(self.warnings))
+
+
+class _Overlong:
+    """An integer literal past Python's limit on digits, left in place so that the walk can say
+    where it is (the decoder would raise with no location)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _integer(literal: str) -> int | _Overlong:
     try:
-        value = json.loads(text)
+        return int(literal)
+    except ValueError:
+        return _Overlong(len(literal.lstrip("-")))
+
+
+def _surrogate(text: str, loc: Location) -> list[Finding]:
+    found = _LONE_SURROGATE.search(text)
+    if found is None:
+        return []
+    return [
+        Finding(
+            loc,
+            f"a lone surrogate \\u{ord(found.group()):04x} (character {found.start() + 1})",
+            "valid Unicode text (a \\ud800-\\udfff escape only as half of a surrogate pair)",
+        )
+    ]
+
+
+def loads(text: str) -> Document:
+    """Decode `text` and check every value of it: raises TooDeepError for a document nested
+    deeper than MAX_DEPTH (the parser would exhaust Python's recursion near 1,000 levels, and
+    nothing in a conversation or codebook nests deep) and JSONDecodeError for text that is not
+    JSON; the rest is in the document's problems and warnings, each where it is."""
+    # The decoder builds objects bottom-up and knows no location: note repeated keys by object,
+    # and locate them on the walk down (every object noted is alive in the value).
+    repeated: dict[int, list[str]] = {}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) < len(items):
+            repeated[id(obj)] = [k for k, n in Counter(k for k, _ in items).items() if n > 1]
+        return obj
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_int=_integer)
     except RecursionError:
         raise TooDeepError(TOO_DEEP) from None
-    if _deeper_than(value, MAX_DEPTH):
-        raise TooDeepError(TOO_DEEP)
-    return value
+    return _walk(value, repeated)
+
+
+def _walk(value: Any, repeated: dict[int, list[str]]) -> Document:
+    # Iterative, so the walk itself cannot exhaust the stack the depth limit protects.
+    document = Document(value)
+    stack: list[tuple[Any, Location, int]] = [(value, (), 1)]
+    while stack:
+        node, loc, depth = stack.pop()
+        if isinstance(node, str):
+            document.problems.extend(_surrogate(node, loc))
+        elif isinstance(node, _Overlong):
+            document.problems.append(
+                Finding(
+                    loc,
+                    f"an integer of {node.digits:,} digits",
+                    f"a number of at most {sys.get_int_max_str_digits():,} digits",
+                )
+            )
+        elif isinstance(node, dict | list):
+            if depth > MAX_DEPTH:
+                raise TooDeepError(TOO_DEEP)
+            children = list(node.items() if isinstance(node, dict) else enumerate(node))
+            if isinstance(node, dict):
+                for key in node:
+                    # A key is text of the file too (and may name a field).
+                    document.problems.extend(_surrogate(key, (*loc, key)))
+                document.warnings.extend(
+                    Finding(
+                        (*loc, key),
+                        "the key more than once in one object",
+                        "each key once (the last value is used)",
+                    )
+                    for key in repeated.get(id(node), [])
+                )
+            # Reversed onto the stack, so that findings come out in the order of the file.
+            stack.extend((child, (*loc, key), depth + 1) for key, child in reversed(children))
+    return document
