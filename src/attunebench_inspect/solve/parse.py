@@ -20,13 +20,13 @@ _FENCE = re.compile(r"```(?:json|JSON)?(.*?)```", re.DOTALL)
 # decoder fails at once on any other brace, so those are not tried (a run of braces is one scan).
 _OBJECT_START = re.compile(r'\{[ \t\n\r]*["}]')
 MAX_SEARCH = 1_000_000
-"""Characters the decoder may be given in all, over every place an answer may begin: a hundred
-times the longest answer of ours, and the bound on the work a hostile reply can make."""
+"""Characters the decoder may be given in all, over every place an answer may begin: far more
+than any answer of ours needs, and the bound on the work a hostile reply can make."""
 _FIRST_WINDOW = 256
 _CUT = 16
 """How far before the end of a window a failure may be the window's doing: a literal cut short
 (`-Infinity` is the longest) fails where it begins."""
-NOT_FOUND = "no JSON object found in the reply"
+_NOT_FOUND = "no JSON object found in the reply"
 _MAX_ERRORS = 5
 _MAX_KEY = 80
 """Longer than any key of ours (option labels run to about 50 characters)."""
@@ -85,7 +85,7 @@ class _Search:
         while True:
             piece = text[start : start + window]
             if len(piece) > self.left:
-                raise ValueError(f"{NOT_FOUND} (the search stops after {MAX_SEARCH:,} characters)")
+                raise ValueError(f"{_NOT_FOUND} (the search stops after {MAX_SEARCH:,} characters)")
             self.left -= len(piece)
             try:
                 return True, _DECODER.raw_decode(piece)[0]
@@ -109,7 +109,7 @@ def extract_json(text: str) -> Any:
             found, value = search.object_at(candidate, start.start())
             if found:
                 return value
-    raise ValueError(NOT_FOUND)
+    raise ValueError(_NOT_FOUND)
 
 
 def _describe(error: ValidationError) -> str:
