@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.log import list_eval_logs, read_eval_log
 
 from attunebench_inspect import attunebench, default
 from attunebench_inspect.cli import main
@@ -376,3 +377,163 @@ def test_make_run_stops_when_no_sample_is_scored(tmp_path: Path) -> None:
         re.MULTILINE,
     )
     assert not (tmp_path / "report.html").exists()
+
+
+# --- what an independent attack found (issue 24): one located line each, and the rest runs ------
+
+DIGITS = "9" * 5_000
+OVERLONG = (
+    f"found an integer of 5,000 digits; expected a number of at most "
+    f"{sys.get_int_max_str_digits():,} digits"
+)
+SURROGATE = (
+    "found a lone surrogate \\u{code} (character {at}); expected valid Unicode text "
+    "(a \\ud800-\\udfff escape only as half of a surrogate pair)"
+)
+REPEATED = (
+    "found the key more than once in one object; expected each key once (the last value is used)"
+)
+NO_CONVERSATION = "found no conversation; expected at least one conversation object"
+
+
+def _with_raw(raw: dict[str, Any], old: str, new: str) -> str:
+    """`raw` as JSON text with the first `old` replaced by raw JSON text `new` (which json.dumps
+    cannot write: an overlong number, a lone surrogate escape, a key twice)."""
+    text = json.dumps(raw)
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def _hostile_folder(folder: Path, raw: dict[str, Any]) -> list[str]:
+    """A good conversation beside one with an overlong integer and one with a lone surrogate;
+    the lines `validate` must print for them."""
+    folder.mkdir()
+    (folder / "good.json").write_text(json.dumps(raw), encoding="utf-8")
+    digits = dict(raw, conversationId="digits", notes={"attackCount": 0})
+    (folder / "digits.json").write_text(
+        _with_raw(digits, '"attackCount": 0', f'"attackCount": {DIGITS}'), encoding="utf-8"
+    )
+    raw["turns"][0]["userMessage"] = "MARK" + raw["turns"][0]["userMessage"]
+    surrogate = dict(raw, conversationId="surrogate", extra={"MARK": 1})
+    (folder / "surrogate.jsonl").write_text(
+        _with_raw(surrogate, "MARK", "\\ud800").replace('"MARK"', '"k\\udfff"') + "\n",
+        encoding="utf-8",
+    )
+    return [
+        f"{folder / 'digits.json'}: conversation: notes.attackCount: {OVERLONG}",
+        f"{folder / 'surrogate.jsonl'}:1: turn 1: userMessage: "
+        + SURROGATE.format(code="d800", at=1),
+        f"{folder / 'surrogate.jsonl'}:1: conversation: 'extra.k\\udfff': "
+        + SURROGATE.format(code="dfff", at=2),
+    ]
+
+
+def test_overlong_integers_and_lone_surrogates_are_located_problems(
+    tmp_path: Path, conversation_raw: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    expected = _hostile_folder(data, conversation_raw)
+    assert main(["validate", str(data)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[: len(expected)] == expected
+    assert lines[-1] == f"problems: {len(expected)}"
+    with pytest.raises(InputError) as caught:
+        attunebench(data=str(data))
+    assert str(caught.value).splitlines()[1:-1] == expected
+    task = attunebench(data=str(data), skip_invalid=True)
+    assert [s.id for s in task.dataset] == [conversation_raw["conversationId"]]
+    assert task.metadata is not None
+    assert sorted(task.metadata["skipped_conversations"]) == [
+        str(data / "digits.json"),
+        f"{data / 'surrogate.jsonl'}:1",
+    ]
+
+
+def test_a_codebook_with_an_overlong_integer_is_a_located_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    book = tmp_path / "codebook.json"
+    raw = json.loads((BUNDLED.parent / "annotation_codebook.json").read_text(encoding="utf-8"))
+    book.write_text(
+        _with_raw(dict(raw, attackVersion=1), '"attackVersion": 1', f'"attackVersion": {DIGITS}')
+    )
+    assert main(["validate", str(BUNDLED), "--codebook", str(book)]) == 1
+    assert (
+        capsys.readouterr().err.splitlines()[1]
+        == f"{book}: conversation: attackVersion: {OVERLONG}"
+    )
+
+
+@pytest.mark.parametrize("shape", ["empty list", "empty JSONL", "folder of empty files"])
+def test_a_dataset_without_a_conversation_is_a_problem(
+    tmp_path: Path, shape: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if shape == "empty list":
+        path = tmp_path / "set.json"
+        path.write_text("[]\n", encoding="utf-8")
+    elif shape == "empty JSONL":
+        path = tmp_path / "set.jsonl"
+        path.write_text("\n\n", encoding="utf-8")
+    else:
+        path = tmp_path / "set"
+        path.mkdir()
+        (path / "a.jsonl").write_text("", encoding="utf-8")
+        (path / "b.json").write_text("[]", encoding="utf-8")
+    line = f"{path}: conversation: {'folder' if path.is_dir() else 'file'}: {NO_CONVERSATION}"
+    assert main(["validate", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == line
+    for skip_invalid in (False, True):
+        with pytest.raises(InputError) as caught:
+            attunebench(data=str(path), skip_invalid=skip_invalid)
+        assert str(caught.value).splitlines()[1] == line
+
+
+def test_keys_given_twice_are_located_warnings(
+    tmp_path: Path, conversation_raw: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "c.json"
+    conversation_raw["turns"][1]["userMessage"] = "first"
+    text = _with_raw(
+        conversation_raw, '"userMessage": "first"', '"userMessage": "a", "userMessage": "b"'
+    )
+    data.write_text(
+        text.replace('"conversationId": ', '"conversationId": "x", "conversationId": ', 1)
+    )
+    book = tmp_path / "book.json"  # before c.json: validate sorts warnings by file
+    raw_book = (BUNDLED.parent / "annotation_codebook.json").read_text(encoding="utf-8")
+    book.write_text(raw_book.replace("{", '{"binaryQuestions": [], ', 1), encoding="utf-8")
+    warnings = [
+        f"warning: {book}: conversation: binaryQuestions: {REPEATED}",
+        f"warning: {data}: conversation: conversationId: {REPEATED}",
+        f"warning: {data}: turn 2: userMessage: {REPEATED}",
+    ]
+    assert main(["validate", str(data), "--codebook", str(book)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line.startswith("warning: ")] == warnings
+    task = attunebench(data=str(data), codebook=str(book))
+    assert task.metadata is not None
+    assert task.metadata["data_warnings"] == [w.removeprefix("warning: ") for w in warnings]
+    assert next(iter(task.dataset)).id == conversation_raw["conversationId"]
+
+
+def test_inspect_eval_says_what_is_wrong_in_a_line_and_runs_the_rest(
+    tmp_path: Path, conversation_raw: dict[str, Any]
+) -> None:
+    data = tmp_path / "data"
+    expected = _hostile_folder(data, conversation_raw)
+    code, output = _inspect_eval("default", "-T", f"data={data}", log_dir=tmp_path / "a")
+    assert code == 1 and "Traceback" not in output
+    lines = output.splitlines()
+    assert all(line in lines for line in expected)
+    code, output = _inspect_eval(
+        "default", "-T", f"data={data}", "-T", "skip_invalid=true", log_dir=tmp_path / "b"
+    )
+    assert code == 0, output
+    log = read_eval_log(list_eval_logs(str(tmp_path / "b"))[0].name)
+    assert log.status == "success" and log.samples is not None
+    assert [s.id for s in log.samples] == [conversation_raw["conversationId"]]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    code, output = _inspect_eval("default", "-T", f"data={empty}", log_dir=tmp_path / "c")
+    assert code == 1 and "Traceback" not in output
+    assert f"{empty}: conversation: file: {NO_CONVERSATION}" in output.splitlines()

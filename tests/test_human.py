@@ -25,6 +25,7 @@ from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.panas import PANAS_ITEMS
 from attunebench_inspect.data.problems import InputError
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation
+from attunebench_inspect.human.answers import read_answers
 from attunebench_inspect.human.export import page_data
 from attunebench_inspect.human.provider import HumanReplayAPI
 from attunebench_inspect.report.analyses import FEW_CONVERSATIONS
@@ -369,6 +370,25 @@ def test_bad_answer_files_get_one_line_per_problem(
         "nothing imported: 12 problem(s)",
     ]
     assert not (tmp_path / "logs").exists()
+
+
+def test_answer_files_with_unreadable_values_get_one_line_each(tmp_path: Path) -> None:
+    """An integer past Python's limit on digits and a lone surrogate: values that would raise
+    where they are read, or where they are written to the log."""
+    text = json.dumps(answer_file("a", {"c1": {"turns": {"1": {"emotion": {"n": 0}}}}}))
+    path = tmp_path / "answers.json"
+    path.write_text(
+        text.replace('"n": 0', '"n": ' + "9" * 5_000).replace('"a"', '"a\\udc00"'),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        read_answers(path)
+    assert str(caught.value).splitlines()[1:] == [
+        f"{path}: annotator: found a lone surrogate \\udc00 (character 2); expected valid "
+        "Unicode text (a \\ud800-\\udfff escape only as half of a surrogate pair)",
+        f"{path}: conversations.c1.turns.1.emotion.n: found an integer of 5,000 digits; "
+        f"expected a number of at most {sys.get_int_max_str_digits():,} digits",
+    ]
 
 
 # --- the page ------------------------------------------------------------------------------------

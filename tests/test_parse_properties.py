@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,7 +18,8 @@ from pydantic import BaseModel, field_validator
 
 from attunebench_inspect.baselines.providers import RandomFill
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.solve.parse import TOO_DEEP, parse_answer, parse_draft
+from attunebench_inspect.solve import parse
+from attunebench_inspect.solve.parse import TOO_DEEP, extract_json, parse_answer, parse_draft
 from attunebench_inspect.solve.schemas import (
     CallSchema,
     binary_hp_schema,
@@ -285,3 +289,105 @@ class _Exploding(BaseModel):
 def test_a_validator_that_raises_is_a_parse_failure() -> None:
     # Pydantic turns only ValueError and AssertionError into validation errors.
     assert parse_answer('{"x": 1}', _Exploding).error == "the reply could not be read (KeyError)"
+
+
+# --- hostile replies: a parse failure whose work the search cap bounds ----------------------------
+
+
+def _reference_extract(text: str) -> Any:
+    """The extraction as first written (quadratic on hostile replies): the first JSON object,
+    tried at every brace of every fence and then of the whole text."""
+    fence = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+    for candidate in [m.group(1) for m in fence.finditer(text)] + [text]:
+        start = candidate.find("{")
+        while start != -1:
+            try:
+                return parse._DECODER.raw_decode(candidate, start)[0]
+            except json.JSONDecodeError:
+                start = candidate.find("{", start + 1)
+    raise ValueError("no JSON object found in the reply")
+
+
+def _outcome(extract: Callable[[str], Any], text: str) -> tuple[str, Any]:
+    try:
+        return "value", extract(text)
+    except ValueError as ex:
+        return "error", str(ex)
+
+
+_PIECES = st.sampled_from(
+    [
+        *("{", "}", "[", "]", '"', ":", ",", " ", "\n", "\\", "a", "1", "-", ".", "e"),
+        *("true", "-Infinity", "NaN", '{"', '": ', "\\u00e9", "\\ud83d\\ude00", "```", "```json\n"),
+    ]
+)
+
+
+@st.composite
+def near_answers(draw: st.DrawFn) -> str:
+    """Replies around an answer of every length: prose and JSON-like debris before it, the answer
+    cut anywhere, fenced or not, and debris after it."""
+    value = _valid(draw(st.sampled_from(sorted(SCHEMAS))), draw(st.integers(0, 10**9)))
+    value["padding"] = draw(st.text(max_size=draw(st.sampled_from([10, 300, 1200]))))
+    answer = json.dumps(value, ensure_ascii=draw(st.booleans()))
+    answer = answer[: draw(st.integers(0, len(answer)))] if draw(st.booleans()) else answer
+    debris = st.lists(_PIECES, max_size=40).map("".join)
+    fenced = draw(st.booleans())
+    return (
+        draw(debris)
+        + ("```json\n" if fenced else "")
+        + answer
+        + ("\n```" if fenced else "")
+        + draw(debris)
+    )
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(near_answers())
+def test_the_capped_search_finds_what_the_first_one_found(text: str) -> None:
+    # Replies far below the cap: the answer, or the reason there is none, is unchanged.
+    assert _outcome(extract_json, text) == _outcome(_reference_extract, text)
+
+
+class _ReadTooMuch(BaseException):
+    """Not an Exception: the parser turns every Exception into a parse failure."""
+
+
+HOSTILE = {
+    "a run of braces": "{" * 300_000,
+    "keys opened and never closed": '{"{"' * 75_000,
+    "a fence of spaces": "```" + " " * 300_000,
+    "a fence of newlines": "```json" + "\n" * 300_000,
+    "nesting cut short, again and again": ('{"a": [' * 300 + "x") * 150,
+    "an unterminated string": '{"' + "a" * 300_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_reply_is_a_parse_failure_within_the_cap(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read = 0
+    decoder = parse._DECODER
+
+    class Counting:
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+            nonlocal read
+            read += len(s) - idx
+            if read > parse.MAX_SEARCH:
+                raise _ReadTooMuch(read)
+            return decoder.raw_decode(s, idx)
+
+    monkeypatch.setattr(parse, "_DECODER", Counting())
+    started = time.perf_counter()
+    for schema in SCHEMAS.values():
+        read = 0
+        error = parse_answer(HOSTILE[name], schema.model).error
+        assert error is not None and error.startswith("no JSON object found in the reply")
+    # Milliseconds each; the first extraction took minutes on some of these.
+    assert time.perf_counter() - started < 10
+
+
+def test_an_answer_after_a_hostile_run_of_braces_is_found() -> None:
+    value = _valid("emotion", 0)
+    assert parse_answer("{" * 300_000 + json.dumps(value), SCHEMAS["emotion"].model).ok

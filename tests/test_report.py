@@ -128,6 +128,39 @@ def test_newest_successful_log_wins(logs: Path, tmp_path: Path) -> None:
     assert any(s.reason == "superseded by a newer successful log" for s in again.skipped)
 
 
+def test_a_log_that_cannot_be_read_yet_is_listed_and_the_rest_reported(
+    logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log cut short (a copy stopped mid-way, a writer not done) beside good ones: one line
+    naming it, and every good run reported as without it."""
+    copy = tmp_path / "logs"
+    shutil.copytree(logs, copy)
+    whole = sorted(copy.glob("*.eval"))[0].read_bytes()
+    cut = copy / "2099-01-01T00-00-00-00-00_default_cut.eval"
+    cut.write_bytes(whole[: len(whole) // 2])
+    empty = copy / "2099-01-01T00-00-01-00-00_default_empty.eval"
+    empty.write_bytes(b"")
+    reason = (
+        "cannot be read: still being written, or not a whole log "
+        "(BadZipFile: File is not a zip file)"
+    )
+    assert main(["composite", str(logs), "--resamples", "100"]) == 0
+    expected = capsys.readouterr().out
+    assert main(["composite", str(copy), "--resamples", "100"]) == 0
+    out = capsys.readouterr()
+    assert out.out.replace(str(copy), str(logs)) == expected
+    skipped = [
+        line for line in out.err.splitlines() if "_cut.eval" in line or "_empty.eval" in line
+    ]
+    assert sorted(skipped) == [
+        f"skipped {cut.as_uri()}: {reason}",
+        f"skipped {empty.as_uri()}: {reason}",
+    ]
+    assert main(["report", str(copy), "--resamples", "100", "--format", "json"]) == 0
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert len(runs) == len(read_runs([logs])[0])
+
+
 def test_fast_reader_agrees_with_inspects_reader(logs: Path, tmp_path: Path) -> None:
     """Finished local .eval logs are read from their members directly; any other log through
     Inspect's readers. Both give the same records, and the same report."""

@@ -26,7 +26,7 @@ from pydantic import (
 
 from . import jsonfile
 from .panas import NEGATIVE_AFFECT, PANAS_ITEMS
-from .problems import shorten
+from .problems import DataProblem, shorten
 
 GENERAL_PAIRWISE = "general"
 GENERAL_PAIRWISE_TEXT = "Overall, which response would you rather have received?"
@@ -185,6 +185,8 @@ class Codebook:
     spec: CodebookFile
     path: str
     sha256: str
+    warnings: tuple[DataProblem, ...] = ()
+    """Oddities of the file that do not stop it being used (a key given twice)."""
 
     @cached_property
     def binary(self) -> dict[str, BinaryQuestion]:
@@ -226,8 +228,10 @@ def bundled_codebook_path() -> Path:
 def load_codebook(path: str | Path | None = None) -> Codebook:
     """Load and check a codebook file (the bundled one when `path` is None)."""
     file = Path(path) if path is not None else bundled_codebook_path()
-    spec, sha256 = jsonfile.load_document(file, "codebook", CodebookFile)
-    return Codebook(spec=spec, path=str(file), sha256=sha256)
+    loaded = jsonfile.load_document(file, "codebook", CodebookFile)
+    return Codebook(
+        spec=loaded.value, path=str(file), sha256=loaded.sha256, warnings=loaded.warnings
+    )
 
 
 @cache

@@ -28,7 +28,11 @@ class Record:
     """One conversation object as read from disk, with where it came from."""
 
     source: str
-    raw: object
+    document: jsonfile.Document
+
+    @property
+    def raw(self) -> object:
+        return self.document.value
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ def _records(file: Path) -> Iterator[Record | DataProblem]:
                 )
         return
     try:
-        data = jsonfile.loads(text)
+        document = jsonfile.loads(text)
     except jsonfile.TooDeepError as ex:
         yield DataProblem(str(file), None, "file", str(ex), "a conversation object")
         return
@@ -127,11 +131,11 @@ def _records(file: Path) -> Iterator[Record | DataProblem]:
             "a JSON conversation object or a list of them",
         )
         return
-    if isinstance(data, list):
-        for index, item in enumerate(data):
-            yield Record(f"{file}[{index}]", item)
+    if isinstance(document.value, list):
+        for index in range(len(document.value)):
+            yield Record(f"{file}[{index}]", document.item(index))
     else:
-        yield Record(str(file), data)
+        yield Record(str(file), document)
 
 
 def _turn_of(raw: object, loc: tuple[int | str, ...]) -> tuple[int | None, tuple[int | str, ...]]:
@@ -147,16 +151,17 @@ def _turn_of(raw: object, loc: tuple[int | str, ...]) -> tuple[int | None, tuple
     return None, loc
 
 
+def _problem_at(record: Record, loc: jsonfile.Location, found: str, expected: str) -> DataProblem:
+    turn, rest = _turn_of(record.raw, loc)
+    return DataProblem(record.source, turn, field_name(rest), found, expected, _id_of(record))
+
+
 def _problem_from(record: Record, error: ErrorDetails) -> DataProblem:
-    turn, rest = _turn_of(record.raw, tuple(error["loc"]))
-    return DataProblem(
-        record.source,
-        turn,
-        field_name(rest),
-        found_in(error),
-        expected_in(error),
-        _id_of(record),
-    )
+    return _problem_at(record, tuple(error["loc"]), found_in(error), expected_in(error))
+
+
+def _located(record: Record, findings: list[jsonfile.Finding]) -> list[DataProblem]:
+    return [_problem_at(record, f.loc, f.found, f.expected) for f in findings]
 
 
 def _id_of(record: Record) -> str | None:
@@ -169,7 +174,8 @@ def _id_of(record: Record) -> str | None:
 def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
     """Parse and check every conversation under `path`, collecting all problems and warnings."""
     root = Path(path)
-    result = LoadResult()
+    # The codebook's oddities too: it is part of what the dataset is read with.
+    result = LoadResult(warnings=list(codebook.warnings))
     if not root.is_dir() and not root.is_file():
         result.problems.append(
             DataProblem(
@@ -203,6 +209,10 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
                 result.problems.append(item)
                 continue
             result.records += 1
+            result.warnings.extend(_located(item, item.document.warnings))
+            if item.document.problems:
+                result.problems.extend(_located(item, item.document.problems))
+                continue
             try:
                 conv = Conversation.model_validate(item.raw)
             except ValidationError as ex:
@@ -226,6 +236,16 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
                 result.problems.extend(problems)
             else:
                 result.conversations.append(LoadedConversation(item.source, conv))
+    if not result.records and not result.problems:
+        result.problems.append(
+            DataProblem(
+                str(root),
+                None,
+                "folder" if root.is_dir() else "file",
+                "no conversation",
+                "at least one conversation object",
+            )
+        )
     return result
 
 

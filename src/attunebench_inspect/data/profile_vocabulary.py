@@ -191,8 +191,8 @@ def bundled_vocabulary_path() -> Path:
 def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
     """Load and check a vocabulary file (the bundled one when `path` is None)."""
     file = Path(path) if path is not None else bundled_vocabulary_path()
-    model, sha256 = jsonfile.load_document(file, "vocabulary", _VocabularyFile)
-    return Vocabulary._read(model, str(file), sha256)
+    loaded = jsonfile.load_document(file, "vocabulary", _VocabularyFile)
+    return Vocabulary._read(loaded.value, str(file), loaded.sha256)
 
 
 def vocabulary_warnings(loaded: LoadedConversation, vocabulary: Vocabulary) -> list[DataProblem]:

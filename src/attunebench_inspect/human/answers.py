@@ -116,7 +116,7 @@ def read_answers(path: str | Path) -> Answers:
     problem, one line each (file, where, found, expected)."""
     source = str(path)
     try:
-        data = jsonfile.loads(Path(path).read_bytes().decode("utf-8-sig"))
+        document = jsonfile.loads(Path(path).read_bytes().decode("utf-8-sig"))
     except OSError as ex:
         raise AnswersError([f"{source}: cannot be read ({type(ex).__name__})"]) from None
     except UnicodeDecodeError as ex:
@@ -127,6 +127,14 @@ def read_answers(path: str | Path) -> Answers:
         ) from None
     except jsonfile.TooDeepError as ex:
         raise AnswersError([f"{source}: {ex}"]) from None
+    if document.problems:
+        raise AnswersError(
+            [
+                f"{source}: {_where(f.loc)}: found {f.found}; expected {f.expected}"
+                for f in document.problems
+            ]
+        )
+    data = document.value
     validator = Draft202012Validator(answers_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:

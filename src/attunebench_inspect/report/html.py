@@ -17,15 +17,21 @@ from .render import Table, _text, tables
 if TYPE_CHECKING:
     from .figures import Chart
 
+_LONG_CELL = 40
+"""Characters past which a cell may wrap: more than a number, an interval or a model name."""
 PLOTS_HINT = "pip install 'attunebench-inspect[plots]'"
 
-# 1200 px at most: no horizontal scroll in a 1280 px window. Wide tables scroll in their box.
+# 1200 px at most: no horizontal scroll in a 1280 px window. Tables fit it too, where they can: a
+# column scrolled out of its box is one a reader does not see. So headings wrap, and so do long
+# cells (log locations, reasons: at spaces and after slashes); a short value stays on one line.
+# The box still scrolls what cannot wrap.
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #222; box-sizing: border-box;
   max-width: 1200px; margin: 0 auto; padding: 1em 1.5em; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.15em; margin-top: 2em; } h3 { font-size: 1em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; white-space: nowrap; }
+th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
+td { white-space: nowrap; } td.long { white-space: normal; }
 th { background: #f2f2f2; } .note { color: #555; font-size: 0.85em; }
 figure { margin: 0 0 1.5em 0; } figure img { display: block; max-width: 100%; height: auto; }
 .scroll { overflow-x: auto; }
@@ -41,15 +47,24 @@ def plots_available() -> bool:
     return find_spec("matplotlib") is not None
 
 
+def _wrappable(text: str) -> str:
+    # "tokens/conv" or a log location has no space to wrap at; a slash offers one, taken only
+    # where the table needs it.
+    return escape(text).replace("/", "/<wbr>")
+
+
+def _cell(text: str) -> str:
+    if len(text) <= _LONG_CELL:
+        return f"<td>{escape(text)}</td>"
+    return f"<td class='long'>{_wrappable(text)}</td>"
+
+
 def _table(table: Table) -> str:
     title = f"<h2>{escape(table.title)}</h2>"
     if table.unsaid:
         return f"{title}<p class='note'>{escape(table.unsaid)}</p>"
-    head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape(_text(c))}</td>" for c in row) + "</tr>"
-        for row in table.rows
-    )
+    head = "".join(f"<th>{_wrappable(c)}</th>" for c in table.columns)
+    body = "".join("<tr>" + "".join(_cell(_text(c)) for c in row) + "</tr>" for row in table.rows)
     note = f"<p class='note'>{escape(table.note)}</p>" if table.note else ""
     return (
         f"{title}<div class='scroll'><table><thead><tr>{head}</tr>"

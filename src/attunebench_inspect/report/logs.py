@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +14,9 @@ from inspect_ai.log import list_eval_logs
 from .records import RunHeader, SampleRow, local_path, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
+"""How reading a log that is not whole fails (a copy cut short, a writer not done; Inspect's own
+reader says "EOCD not found"), locally or remotely."""
 
 
 @dataclass(frozen=True)
@@ -90,12 +95,20 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
     """The newest successful AttuneBench log per (task, model, mode), and what was left out.
 
     `inspect eval-retry` writes a new log beside the failed one; the newest success wins. A log
-    that did not succeed (or whose every sample errored) is listed with its reason, not read.
+    that did not succeed (or whose every sample errored), or cannot be read yet, is listed with its
+    reason, not read.
     """
     newest: dict[tuple[str, str, str], tuple[str, RunHeader]] = {}
     skipped: list[Skipped] = []
     for location in log_files(paths):
-        header = read_header(location)
+        try:
+            header = read_header(location)
+        except _UNREADABLE as ex:
+            # Like a log still running: another process may be writing it; the rest is reported.
+            first = (str(ex).splitlines() or [""])[0]
+            reason = f"still being written, or not a whole log ({type(ex).__name__}: {first})"
+            skipped.append(Skipped(location, f"cannot be read: {reason}"))
+            continue
         if not _is_attunebench(header):
             continue
         if header.status != "success":

@@ -13,7 +13,20 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+# No pattern for the space after the opening fence: a run of it would be tried again at each of
+# its lengths, quadratic on a fence of spaces. The search for a brace skips it anyway.
+_FENCE = re.compile(r"```(?:json|JSON)?(.*?)```", re.DOTALL)
+# Where an object can begin: a brace, JSON whitespace, then a key or the closing brace. The
+# decoder fails at once on any other brace, so those are not tried (a run of braces is one scan).
+_OBJECT_START = re.compile(r'\{[ \t\n\r]*["}]')
+MAX_SEARCH = 1_000_000
+"""Characters the decoder may be given in all, over every place an answer may begin: far more
+than any answer of ours needs, and the bound on the work a hostile reply can make."""
+_FIRST_WINDOW = 256
+_CUT = 16
+"""How far before the end of a window a failure may be the window's doing: a literal cut short
+(`-Infinity` is the longest) fails where it begins."""
+_NOT_FOUND = "no JSON object found in the reply"
 _MAX_ERRORS = 5
 _MAX_KEY = 80
 """Longer than any key of ours (option labels run to about 50 characters)."""
@@ -58,22 +71,45 @@ def _integer(digits: str) -> int:
 _DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_int=_integer)
 
 
+class _Search:
+    """Decoding attempts, each on a window of the text that doubles while the window may be what
+    cut it short: an attempt costs what it reads, not where it starts (the decoder's error counts
+    the lines before its position), and all of them together read at most MAX_SEARCH."""
+
+    def __init__(self) -> None:
+        self.left = MAX_SEARCH
+
+    def object_at(self, text: str, start: int) -> tuple[bool, Any]:
+        """(True, the value) where an object begins at `start`, (False, None) where none does."""
+        window = _FIRST_WINDOW
+        while True:
+            piece = text[start : start + window]
+            if len(piece) > self.left:
+                raise ValueError(f"{_NOT_FOUND} (the search stops after {MAX_SEARCH:,} characters)")
+            self.left -= len(piece)
+            try:
+                return True, _DECODER.raw_decode(piece)[0]
+            except json.JSONDecodeError as ex:
+                whole = start + window >= len(text)
+                cut = ex.pos >= window - _CUT or ex.msg.startswith("Unterminated string")
+                if whole or not cut:
+                    return False, None
+            window *= 2
+
+
 def extract_json(text: str) -> Any:
     """The first JSON object in `text`: bare, in a code fence, or after leading prose.
 
-    Raises ValueError when there is none, or at the first object that is there but unreadable
-    (a duplicate key, an overlong number); RecursionError when it is nested too deeply."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for candidate in candidates:
-        start = candidate.find("{")
-        while start != -1:
-            try:
-                value, _ = _DECODER.raw_decode(candidate, start)
-            except json.JSONDecodeError:
-                start = candidate.find("{", start + 1)
-                continue
-            return value
-    raise ValueError("no JSON object found in the reply")
+    Raises ValueError when there is none (or none within the search's reach), or at the first
+    object that is there but unreadable (a duplicate key, an overlong number); RecursionError
+    when it is nested too deeply."""
+    search = _Search()
+    for candidate in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+        for start in _OBJECT_START.finditer(candidate):
+            found, value = search.object_at(candidate, start.start())
+            if found:
+                return value
+    raise ValueError(_NOT_FOUND)
 
 
 def _describe(error: ValidationError) -> str:
