@@ -70,11 +70,10 @@ def test_schedule_auto_is_all_at_once_under_a_batch_api() -> None:
     batched = get_model("attunebench/random", memoize=False, config=GenerateConfig(batch=True))
     assert resolve_schedule("auto", batched) == "all_at_once"
     assert resolve_schedule("prefix_first", batched) == "prefix_first"
+    # The eval's own config (where `--batch` lands) counts for the model under test only.
     set_active_generate_config(GenerateConfig(batch=True))
     try:
-        from inspect_ai.model._model import active_model  # noqa: F401  (pinned by requests.py)
-
-        assert resolve_schedule("all_at_once", model) == "all_at_once"
+        assert resolve_schedule("auto", model) == "prefix_first"
     finally:
         set_active_generate_config(GenerateConfig())
 

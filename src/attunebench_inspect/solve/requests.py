@@ -15,8 +15,12 @@ from inspect_ai.model import GenerateConfig, Model, ResponseSchema
 # Inspect exports no accessor for the eval's generate config (where `--batch` and `--extra-body`
 # land) or for the model under test outside `get_model()`, which raises outside an eval;
 # tests/test_requests.py pins both.
-from inspect_ai.model._generate_config import active_generate_config
-from inspect_ai.model._model import active_model
+from inspect_ai.model._generate_config import (  # inspect-evals-lint: ignore[private_api_imports]
+    active_generate_config,
+)
+from inspect_ai.model._model import (  # inspect-evals-lint: ignore[private_api_imports]
+    active_model,
+)
 
 from .record import CallType
 
