@@ -25,7 +25,7 @@ from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect.data.samples import visible_of
 
 OPENAI = "openai/gpt-4o"
-ANTHROPIC = "anthropic/claude-sonnet-4-5"
+ANTHROPIC = "anthropic/claude-sonnet-4-6"
 FAST = BatchConfig(size=1000, send_delay=0.2, tick=0.05)
 """A run's calls all arrive within the send delay, so they go in one batch; polled every 50 ms."""
 FAILED = 3
