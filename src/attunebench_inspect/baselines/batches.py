@@ -45,7 +45,7 @@ from pydantic import BaseModel, Field
 
 from ..prompt_cache.prompt import Dialect
 from ..prompt_cache.rules import CacheUse
-from .endpoint import Completion, Endpoint, _error
+from .endpoint import Completion, Endpoint, error_body
 
 STATES: dict[Dialect, tuple[str, ...]] = {
     "openai": ("validating", "in_progress", "finalizing", "completed"),
@@ -165,7 +165,7 @@ class Batches:
             except ValueError as ex:  # _Rejected, or invalid input (pydantic's ValidationError)
                 status = ex.status if isinstance(ex, _Rejected) else 400
                 kind = "not_found_error" if status == 404 else "invalid_request_error"
-                message = json.dumps(_error(dialect, str(ex), kind)).encode()
+                message = json.dumps(error_body(dialect, str(ex), kind)).encode()
                 return handler.send(status, message)
             return handler.send(200, body, {"Content-Type": content_type})
 
@@ -350,7 +350,9 @@ class Batches:
             else f"Unrecognized request argument supplied: {options}"
         )
         done = (
-            Completion(400, _error(dialect, refusal, "invalid_request_error"), "", CacheUse(0), 0)
+            Completion(
+                400, error_body(dialect, refusal, "invalid_request_error"), "", CacheUse(0), 0
+            )
             if options
             else self.endpoint.complete(dialect, body, wait=False)
         )

@@ -127,7 +127,8 @@ class Completion:
     fault: str | None = None
 
 
-def _error(dialect: Dialect, message: str, kind: str = "api_error") -> dict[str, Any]:
+def error_body(dialect: Dialect, message: str, kind: str = "api_error") -> dict[str, Any]:
+    """An error response as the provider of `dialect` sends it."""
     if dialect == "anthropic":
         return {"type": "error", "error": {"type": kind, "message": message}}
     return {"error": {"message": message, "type": kind}}
@@ -240,7 +241,7 @@ class Endpoint:
         except RejectedRequest as ex:
             return Completion(
                 400,
-                _error(dialect, str(ex), "invalid_request_error"),
+                error_body(dialect, str(ex), "invalid_request_error"),
                 "",
                 CacheUse(0),
                 0,
@@ -274,7 +275,7 @@ class Endpoint:
         if fault in ("http_500", "http_429"):
             return Completion(
                 500 if fault == "http_500" else 429,
-                _error(dialect, f"injected {fault}"),
+                error_body(dialect, f"injected {fault}"),
                 "",
                 use,
                 0,

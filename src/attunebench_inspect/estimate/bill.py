@@ -61,6 +61,17 @@ class ModeEstimate:
     requests: list[list[Request]] = field(repr=False)
     total: Totals = field(default_factory=Totals)
     per_conversation: list[Totals] = field(default_factory=list)
+    simulated: dict[Through, Totals] = field(default_factory=dict, repr=False)
+    """Totals of the requests through a cache, by how they were sent: several models (and each
+    one's floor, the same as the mode's structural share where the dialect is OpenAI's) share
+    a simulation."""
+
+    def through(self, through: Through, tokens: Tokens) -> Totals:
+        if through not in self.simulated:
+            flat = [r for conversation in self.requests for r in conversation]
+            used = uses(through_cache(self.requests, through, tokens))
+            self.simulated[through] = _totals(flat, used, tokens)
+        return self.simulated[through]
 
     @property
     def conversations(self) -> int:
@@ -128,6 +139,7 @@ def mode_estimate(
         conversation = _totals(requests, [lookup.use for lookup in lookups], tokens)
         estimate.per_conversation.append(conversation)
         estimate.total.merge(conversation)
+    estimate.simulated[STRUCTURAL] = estimate.total
     return estimate
 
 
@@ -195,11 +207,9 @@ class _Priced:
 def _priced(estimate: ModeEstimate, model: str, plan: Plan, tokens: Tokens) -> _Priced:
     rules = rules_for(model)
     schema = plan.answer_format == "schema" and model.partition("/")[0] in SCHEMA_IN_CACHE_KEY
-    flat = [r for conversation in estimate.requests for r in conversation]
 
     def total(rules: CacheRules, schedule: Schedule) -> Totals:
-        through = Through(rules, schedule, schema)
-        return _totals(flat, uses(through_cache(estimate.requests, through, tokens)), tokens)
+        return estimate.through(Through(rules, schedule, schema), tokens)
 
     floor = total(replace(SHARED, dialect=rules.dialect if rules else "openai"), "prefix_first")
     if rules is None:

@@ -152,8 +152,9 @@ def from_messages(
     for role, texts, index in merged:
         blocks += _message_blocks(role, texts, index)
     if dialect == "anthropic" and schema is not None:
+        # After the system block, as Anthropic renders structured outputs ahead of the messages.
         blocks.insert(
-            sum(1 for role, _, _ in merged[:1] if role == "system"),
+            1 if merged and merged[0][0] == "system" else 0,
             Block(_role("schema") + schema_text(schema.json_schema.model_dump(exclude_none=True))),
         )
     return tuple(blocks)

@@ -222,15 +222,18 @@ async def judge_draft(
     draft: str,
     codebook: Codebook,
     policy: RequestPolicy | None = None,
+    spine: Sequence[str] | None = None,
 ) -> CallRecord:
     """The judge's ratings of one turn's draft against the participant's own edited response,
     and its answers to the turn's binary questions about the draft. The conversation's blocks
-    come first, as in every analysis call (the judge's own cache chain)."""
+    come first, as in every analysis call (the judge's own cache chain); a walk passes the
+    `spine` it built once."""
     schema = judge_schema(tuple(turn.binary_question_ids))
     count = prompts.upto(turn.turn_number, reply=False)
+    spine = spine if spine is not None else prompts.spine(conv)
     messages: list[ChatMessage] = [
         ChatMessageSystem(content=prompts.JUDGE_SYSTEM),
-        ChatMessageUser(content=blocks(prompts.spine(conv)[:count], marks=(count,))),
+        ChatMessageUser(content=blocks(spine[:count], marks=(count,))),
         ChatMessageUser(content=prompts.judge_task(turn, draft, codebook, schema.shape)),
     ]
     return await ask(
@@ -332,6 +335,7 @@ class ConversationWalk:
                     draft.prediction["text"],
                     self.codebook,
                     self.judge_policy,
+                    self.spine,
                 )
             )
         # Set whether or not the draft was judged: the next judgement waits for it.
