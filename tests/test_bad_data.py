@@ -18,12 +18,11 @@ from inspect_ai import eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from attunebench_inspect import attunebench, default
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, read_conversations
 from attunebench_inspect.data.problems import InputError
 from attunebench_inspect.data.profile_vocabulary import bundled_vocabulary_path
-
-from .conftest import BUNDLED
+from attunebench_inspect.tools.cli import main
+from tests.conftest import BUNDLED
 
 LINE = re.compile(
     r"^(?P<source>.+?): (turn \d+|conversation): (?P<field>\S+): found .*; expected .+$"

@@ -11,23 +11,22 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import get_model
+from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, load_conversations, split
-from attunebench_inspect.estimate import breakdown
-from attunebench_inspect.estimate.bill import STRUCTURAL
-from attunebench_inspect.estimate.breakdown import call_breakdown
-from attunebench_inspect.estimate.capture import capture
-from attunebench_inspect.estimate.tokens import prompt_of, start_ticks, through_cache
-from attunebench_inspect.prompt_cache.count import counter
-from attunebench_inspect.prompt_cache.rules import Tokens
 from attunebench_inspect.solve import prompts
 from attunebench_inspect.solve.modes import mode_spec
 from attunebench_inspect.solve.schemas import call_of
-
-from .conftest import BUNDLED
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.estimate import breakdown
+from attunebench_inspect.tools.estimate.bill import STRUCTURAL
+from attunebench_inspect.tools.estimate.breakdown import call_breakdown
+from attunebench_inspect.tools.estimate.cache.count import counter
+from attunebench_inspect.tools.estimate.cache.rules import Tokens
+from attunebench_inspect.tools.estimate.capture import capture
+from attunebench_inspect.tools.estimate.tokens import prompt_of, start_ticks, through_cache
+from tests.conftest import BUNDLED
 
 
 def _by_character(texts: list[str]) -> list[int]:

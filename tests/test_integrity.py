@@ -12,14 +12,13 @@ from typing import Any
 from inspect_ai import eval, eval_set
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, get_model
+from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench, profile
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
-from attunebench_inspect.report.build import build_report
-from attunebench_inspect.report.render import to_json
-
-from .spy import Spy, is_repair, valid_answer
-from .test_protocol import CANARIES, PROFILE_SECRETS, _profile_planted, _with_canaries
+from attunebench_inspect.tools.report.build import build_report
+from attunebench_inspect.tools.report.render import to_json
+from tests.spy import Spy, is_repair, valid_answer
+from tests.test_protocol import CANARIES, PROFILE_SECRETS, _profile_planted, _with_canaries
 
 
 def _scores(log: Any) -> dict[str, Any]:

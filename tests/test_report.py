@@ -22,20 +22,24 @@ from inspect_ai.log import (
 from inspect_ai.model import ChatMessage, GenerateConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.report.analyses import Settings, composite_ci
-from attunebench_inspect.report.build import Report, build_report
-from attunebench_inspect.report.filters import FilterError, parse_filter
-from attunebench_inspect.report.html import to_html
-from attunebench_inspect.report.logs import read_runs
-from attunebench_inspect.report.records import RunHeader, SampleRow, read_header, read_sample_rows
-from attunebench_inspect.report.render import to_json, to_markdown, to_terminal
-from attunebench_inspect.report.table import run_table
-
-from .conftest import BUNDLED
-from .spy import Spy
-from .truth_model import TruthModel
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.report.analyses import Settings, composite_ci
+from attunebench_inspect.tools.report.build import Report, build_report
+from attunebench_inspect.tools.report.filters import FilterError, parse_filter
+from attunebench_inspect.tools.report.html import to_html
+from attunebench_inspect.tools.report.logs import read_runs
+from attunebench_inspect.tools.report.log_fields import (
+    RunHeader,
+    SampleRow,
+    read_header,
+    read_sample_rows,
+)
+from attunebench_inspect.tools.report.render import to_json, to_markdown, to_terminal
+from attunebench_inspect.tools.report.table import run_table
+from tests.conftest import BUNDLED
+from tests.spy import Spy
+from tests.truth_model import TruthModel
 
 N_CONVERSATIONS = 10
 

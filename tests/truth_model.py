@@ -18,13 +18,12 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema
 
-from attunebench_inspect.baselines.providers import RandomFill
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation, comparison_key
+from attunebench_inspect.providers.baselines import RandomFill
 from attunebench_inspect.solve.prompts import quote
 from attunebench_inspect.solve.schemas import JUDGE_CRITERIA, call_of
-
-from .spy import Spy
+from tests.spy import Spy
 
 _TURN = re.compile(r'<participant turn="(\d+)">')
 _RESPONSE = re.compile(r'<response label="(\d)">\n(.*?)\n</response>', re.DOTALL)

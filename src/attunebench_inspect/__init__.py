@@ -1,30 +1,20 @@
-"""AttuneBench as an Inspect AI evaluation suite."""
+"""AttuneBench as an Inspect AI evaluation suite: the tasks, and what loads their data."""
 
+from . import _moved
+from . import attunebench as _tasks
+from .attunebench import *  # noqa: F403 - the tasks, one home: attunebench.py's __all__
 from .data import Codebook, DataError, DataProblem, load_codebook, load_conversations
 from .solve import MODES, Mode
-from .tasks import (
-    TASK_VERSION,
-    attunebench,
-    default,
-    omniscient,
-    profile,
-    verbose,
-    verbose_omniscient,
-)
 
 __all__ = [
     "MODES",
-    "TASK_VERSION",
     "Codebook",
     "DataError",
     "DataProblem",
     "Mode",
-    "attunebench",
-    "default",
     "load_codebook",
     "load_conversations",
-    "omniscient",
-    "profile",
-    "verbose",
-    "verbose_omniscient",
 ]
+__all__ += _tasks.__all__
+
+_moved.install()

@@ -1,0 +1,19 @@
+"""Offline models that Inspect runs like any other: the baselines (`attunebench/random`,
+`attunebench/majority`) and the replay of a person's answer file (`human/<annotator>`).
+
+Only names here, so that a reader of logs can tell a run's kind of model without importing
+Inspect's model machinery; the providers register from `_registry`.
+"""
+
+BASELINE_PROVIDER = "attunebench"
+"""The provider of the offline baselines: `attunebench/random`, `attunebench/majority`."""
+HUMAN_PROVIDER = "human"
+"""The provider of replayed answer files: a run's model is `human/<annotator>`."""
+
+
+def is_human(model: str) -> bool:
+    """Whether a run's model is a replayed answer file (a person, or another harness)."""
+    return model.startswith(HUMAN_PROVIDER + "/")
+
+
+__all__ = ["BASELINE_PROVIDER", "HUMAN_PROVIDER", "is_human"]

@@ -1,0 +1,126 @@
+"""`build_report`: logs in, every analysis out, as typed objects (the Python API of the report)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...score.catalog import DIAGNOSTIC
+from ...solve.modes import PRIMARY
+from . import analyses
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .filters import load_groups, parse_filter
+from .logs import Skipped, read_runs
+from .profile_table import is_profile_run, profile_table
+from .table import RunTable, run_table
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    model: str
+    mode: str
+    task: str
+    conversations: int
+    log: str
+
+
+@dataclass(frozen=True)
+class Report:
+    resamples: int
+    seed: int
+    where: str | None
+    compare: str | None
+    runs: list[RunInfo]
+    skipped: list[Skipped]
+    leaderboard: list[analyses.LeaderRow]
+    distinguishability: list[analyses.PairDifference]
+    distinguished: dict[str, dict[str, list[int]]]
+    """mode -> metric -> [distinguished pairs, pairs]."""
+    perspective: list[analyses.Gap]
+    drift: list[analyses.Drift]
+    capability: list[analyses.CapabilitySplit]
+    win_rates: list[analyses.WinRates]
+    mode_deltas: list[analyses.ModeDelta]
+    operations: list[analyses.Operations]
+    subgroups: list[analyses.SubgroupRow] = field(default_factory=list)
+    human: list[analyses.HumanComparison] = field(default_factory=list)
+    """Each human run beside each model on their shared conversations."""
+    profile: list[analyses.ProfileRow] = field(default_factory=list)
+    """The profile task's runs: every profile metric with its bootstrap interval."""
+    diagnosis_inference: list[analyses.DiagnosisInference] = field(default_factory=list)
+    profile_capability: list[analyses.ProfileCapability] = field(default_factory=list)
+
+    def composite(self, model: str, mode: str = PRIMARY) -> float:
+        """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
+        for row in self.leaderboard:
+            if row.model == model and row.mode == mode:
+                return row.composite.estimate
+        return float("nan")
+
+
+def _only(table: RunTable, keep: set[str]) -> RunTable:
+    return dataclasses.replace(
+        table, conversations={k: v for k, v in table.conversations.items() if k in keep}
+    )
+
+
+def build_report(
+    logs: Sequence[str | Path],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    where: str | None = None,
+    compare: str | None = None,
+    groups: str | Path | None = None,
+    diagnostics: bool = False,
+) -> Report:
+    """Every analysis of the AttuneBench paper over the newest successful log per
+    (task, model, mode) among `logs` (files or folders). Never re-runs a model."""
+    named = load_groups(groups)
+    runs, skipped = read_runs(logs)
+    # Each table reads its run's summaries, then lets them go.
+    tables = [run_table(r) for r in runs if not is_profile_run(r)]
+    profile_tables = [profile_table(r) for r in runs if is_profile_run(r)]
+    if where:
+        selects = parse_filter(where, named)
+        tables, profile_tables = (
+            [_only(t, {i for i, c in t.conversations.items() if selects(c.facts)}) for t in group]
+            for group in (tables, profile_tables)
+        )
+    settings = analyses.Settings(resamples=resamples, seed=seed)
+    metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
+    pairs = analyses.distinguishability(tables, settings)
+    counts: dict[str, dict[str, list[int]]] = {}
+    for pair in pairs:
+        tally = counts.setdefault(pair.mode, {}).setdefault(pair.metric, [0, 0])
+        tally[0] += pair.distinguished
+        tally[1] += 1
+    return Report(
+        resamples=resamples,
+        seed=seed,
+        where=where,
+        compare=compare,
+        runs=[
+            RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
+            for t in (*tables, *profile_tables)
+        ],
+        skipped=skipped,
+        leaderboard=analyses.leaderboard(tables, settings, metrics),
+        distinguishability=pairs,
+        distinguished=counts,
+        perspective=analyses.perspective_gaps(tables, settings),
+        drift=analyses.turn_drift(tables, settings),
+        capability=analyses.capability_split(tables),
+        win_rates=analyses.win_rates(tables),
+        mode_deltas=analyses.mode_deltas(tables),
+        operations=analyses.operations(tables),
+        human=analyses.human_comparison(tables, settings),
+        profile=analyses.profile_leaderboard(profile_tables, settings),
+        diagnosis_inference=analyses.diagnosis_inference(profile_tables),
+        profile_capability=analyses.profile_capability(tables, profile_tables),
+        subgroups=analyses.compare_subgroup(tables, parse_filter(compare, named), settings)
+        if compare
+        else [],
+    )
