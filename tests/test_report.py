@@ -28,13 +28,13 @@ from attunebench_inspect.tools.report.analyses import Settings, composite_ci
 from attunebench_inspect.tools.report.build import Report, build_report
 from attunebench_inspect.tools.report.filters import FilterError, parse_filter
 from attunebench_inspect.tools.report.html import to_html
-from attunebench_inspect.tools.report.logs import read_runs
 from attunebench_inspect.tools.report.log_fields import (
     RunHeader,
     SampleRow,
     read_header,
     read_sample_rows,
 )
+from attunebench_inspect.tools.report.logs import read_runs
 from attunebench_inspect.tools.report.render import to_json, to_markdown, to_terminal
 from attunebench_inspect.tools.report.table import run_table
 from tests.conftest import BUNDLED

@@ -17,6 +17,7 @@ from inspect_ai.log import EvalLog
 from scipy.stats import kendalltau
 
 from attunebench_inspect import attunebench
+from attunebench_inspect.bootstrap import mean_ci
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.samples import visible_of
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation
@@ -27,7 +28,6 @@ from attunebench_inspect.score.vad import similarity
 from attunebench_inspect.solve.call_record import CallRecord, CallType
 from attunebench_inspect.solve.predictions import Walk
 from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.report.bootstrap import mean_ci
 from attunebench_inspect.tools.report.composite import agrees, run_composite
 from attunebench_inspect.tools.report.logs import read_runs
 from tests.conftest import BUNDLED

@@ -20,6 +20,7 @@ MOVED = {
     "attunebench_inspect.cli": "attunebench_inspect.tools.cli",
     "attunebench_inspect.report": "attunebench_inspect.tools.report",
     "attunebench_inspect.report.records": "attunebench_inspect.tools.report.log_fields",
+    "attunebench_inspect.report.bootstrap": "attunebench_inspect.bootstrap",
     "attunebench_inspect.estimate": "attunebench_inspect.tools.estimate",
     "attunebench_inspect.prompt_cache": "attunebench_inspect.tools.estimate.cache",
     "attunebench_inspect.human": "attunebench_inspect.providers",

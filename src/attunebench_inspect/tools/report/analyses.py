@@ -15,6 +15,15 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import spearmanr, ttest_rel
 
+from ...bootstrap import (
+    EMPTY,
+    Interval,
+    mean_ci,
+    mean_cis,
+    percentile_interval,
+    replicate_means,
+    resample_counts,
+)
 from ...data.profile import NO_DIAGNOSIS
 from ...providers import is_human
 from ...score.catalog import (
@@ -28,15 +37,6 @@ from ...score.catalog import (
 )
 from ...score.counts import UNPLACED_LABELS
 from ...solve.modes import PRIMARY
-from .bootstrap import (
-    EMPTY,
-    Interval,
-    mean_ci,
-    mean_cis,
-    percentile_interval,
-    replicate_means,
-    resample_counts,
-)
 from .profile_table import NAMED, PLACED
 from .table import CHANCE_LABEL, Conversation, RunTable
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ...score.catalog import DIAGNOSTIC
 from ...solve.modes import PRIMARY
 from . import analyses
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .filters import load_groups, parse_filter
 from .logs import Skipped, read_runs
 from .profile_table import is_profile_run, profile_table

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, mean_ci
 from ...score.metrics import composite, nanmean
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, mean_ci
 from .logs import COMPOSITE_SCORER, Run, score_values
 
 

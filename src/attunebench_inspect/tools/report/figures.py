@@ -26,9 +26,9 @@ from matplotlib.figure import Figure
 from numpy.typing import NDArray
 from PIL import Image
 
+from ...bootstrap import Interval
 from ...score.catalog import label, spec
 from .analyses import THIRDS, CapabilitySplit, Drift, Gap, LeaderRow, SubgroupRow, WinRates
-from .bootstrap import Interval
 from .build import Report
 from .render import catalog_order, models_besides_chance, number, shown_drift
 from .table import CHANCE_LABEL

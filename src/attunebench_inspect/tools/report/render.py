@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ...bootstrap import Interval
 from ...providers import is_human
 from ...score.catalog import BY_NAME, label
 from ...solve.modes import PRIMARY
 from .analyses import FEW_CONVERSATIONS, PROFILE_SUMMARY, Drift, HumanComparison
-from .bootstrap import Interval
 from .build import Report
 
 Cell = str | float | int | None
