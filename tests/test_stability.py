@@ -441,14 +441,44 @@ def test_rank_stability_of_a_clear_order_and_of_a_tie() -> None:
     assert np.isnan(np.diag(result.holds)).all()
 
 
-def test_rank_stability_of_equal_models_is_a_coin() -> None:
-    rng = np.random.default_rng(1)
-    a = {f"c{i}": list(rng.normal(50, 10, size=2)) for i in range(100)}
-    b = {c: list(rng.normal(50, 10, size=2)) for c in a}
-    held = s.rank_stability({"a": a, "b": b}, resamples=2000).holds[0, 1]
-    # Equal true means: the order holds in roughly half the replicates or more (the estimate's
-    # own sign is kept), well below the 0.95 that would call it settled.
-    assert 0.5 <= held < 0.95
+def _two_models(
+    seed: int, shift: float, conversations: int = 40
+) -> dict[str, dict[str, list[float]]]:
+    """Two models over shared conversations (a shared difficulty, SD 10), 2 epochs each (rerun
+    SD 4); b is `shift` points better."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.normal(50, 10, size=conversations)
+    return {
+        model: {
+            f"c{i}": list(d + offset + rng.normal(0, 4, size=2)) for i, d in enumerate(difficulty)
+        }
+        for model, offset in (("a", 0.0), ("b", shift))
+    }
+
+
+def test_rank_settled_rate_of_equal_and_of_separated_models() -> None:
+    """Over 100 seeds: equal models are called settled at about the rule's 5% (conservative
+    with the epochs resampled too); models 3 points apart nearly always. Hand: a model's
+    conversation mean carries rerun variance 4^2 / 2 = 8, the paired difference 16 (SD 4, the
+    shared difficulty cancels), its mean's standard error 4 / sqrt(40) = 0.63: 3 points is 4.7
+    standard errors."""
+
+    def settled(shift: float, resample_epochs: bool) -> float:
+        return sum(
+            bool(
+                s.rank_stability(
+                    _two_models(seed, shift),
+                    resamples=500,
+                    seed=seed,
+                    resample_epochs=resample_epochs,
+                ).settled()[0, 1]
+            )
+            for seed in SEEDS
+        ) / len(SEEDS)
+
+    assert settled(0.0, resample_epochs=False) <= 0.09
+    assert settled(0.0, resample_epochs=True) <= settled(0.0, resample_epochs=False)
+    assert settled(3.0, resample_epochs=True) >= 0.85
 
 
 def test_rank_stability_with_one_model() -> None:

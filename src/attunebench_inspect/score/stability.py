@@ -79,7 +79,8 @@ RULES: dict[str, str] = {
     ),
     "rank_stability": (
         "per pair of models, the share of bootstrap replicates (conversations, then epochs "
-        "within each) in which their order holds; an order holds when the share is >= 0.95"
+        "within each) in which their order holds; the order is settled when the share is >= "
+        "0.975 (the paired difference's 95% percentile interval excludes 0)"
     ),
     "judge_agreement": (
         "Krippendorff's alpha (ordinal for ratings, nominal for yes/no/na) with a 95% bootstrap "
@@ -676,8 +677,9 @@ def retest_reliability(
 
 # --- 4. rank stability across models -----------------------------------------------------------
 
-RANK_HOLDS = 0.95
-"""A pair's order "holds" when it holds in at least this share of replicates."""
+RANK_SETTLED = 0.975
+"""A pair's order is "settled" when it holds in at least this share of replicates: the same as
+the 95% percentile interval of the paired difference excluding 0 (one tail of 2.5%)."""
 
 
 @dataclass(frozen=True)
@@ -690,6 +692,11 @@ class RankStability:
     estimates (NaN on the diagonal, and where an order is undefined); symmetric."""
     resamples: int
     rule: str = RULES["rank_stability"]
+
+    def settled(self) -> NDArray[np.bool_]:
+        """settled[i, j]: whether the order of models i and j is settled (RANK_SETTLED)."""
+        result: NDArray[np.bool_] = np.nan_to_num(self.holds, nan=0.0) >= RANK_SETTLED
+        return result
 
 
 def _epoch_replicates(
