@@ -216,7 +216,7 @@ def test_position_bias_spares_content_readers_and_coin_flippers() -> None:
         assert result.earlier.low < 0.5 < result.earlier.high
 
 
-SEEDS = range(100)
+SEEDS = range(60)
 
 
 def _rate(verdicts: list[str], verdict: str) -> float:
@@ -224,9 +224,10 @@ def _rate(verdicts: list[str], verdict: str) -> float:
 
 
 def test_position_bias_false_positive_rate_and_power() -> None:
-    """Measured over 100 seeds at the bundled set's size (25 conversations x 5 turns, 2 epochs):
+    """Measured over 60 seeds at the bundled set's size (25 conversations x 5 turns, 2 epochs):
     the false-positive rate of content readers and coin flippers, and the power against a reader
-    that picks the earlier reply 20% / 40% of the time (docs/stability.md has the numbers)."""
+    that picks the earlier reply 20% / 40% of the time. bench/stability.py measures more
+    (docs/stability.md: 0.020 and 0.005 false positives, power 0.925 and 1.000 over 200)."""
 
     def flagged(chooser: Chooser) -> float:
         return _rate(
@@ -237,9 +238,9 @@ def test_position_bias_false_positive_rate_and_power() -> None:
             "position-biased",
         )
 
-    assert flagged(content) <= 0.03
-    assert flagged(coin) <= 0.03
-    assert flagged(mixture(0.2)) >= 0.5
+    assert flagged(content) <= 0.05
+    assert flagged(coin) <= 0.05
+    assert flagged(mixture(0.2)) >= 0.8
     assert flagged(mixture(0.4)) >= 0.95
 
 
@@ -295,9 +296,10 @@ def test_consistency_of_known_choosers() -> None:
 
 
 def test_consistency_false_positive_rate_and_power() -> None:
-    """Over 100 seeds: content-blind choosers read as "follows content" at about the interval's
-    one-sided 2.5%; a reader that follows the content half the time (else flips a coin) is
-    found at the bundled set's size."""
+    """Over 60 seeds: content-blind choosers read as "follows content" near the interval's
+    one-sided 2.5% (3-4% over 400 seeds at 25 conversations, bench/stability.py: the bootstrap
+    over 25 conversations is a little narrow); a reader that follows the content half the time
+    (else flips a coin) is found at the bundled set's size."""
 
     def rate(chooser: Chooser, verdict: str) -> float:
         return _rate(
@@ -308,9 +310,9 @@ def test_consistency_false_positive_rate_and_power() -> None:
             verdict,
         )
 
-    assert rate(coin, "follows content") <= 0.06
-    assert rate(middle, "follows content") <= 0.06
-    assert rate(mixture(0.5, coin), "follows content") <= 0.06  # coin or earlier: content-blind
+    assert rate(coin, "follows content") <= 0.1
+    assert rate(middle, "follows content") <= 0.1
+    assert rate(mixture(0.5, coin), "follows content") <= 0.1  # coin or earlier: content-blind
     # Reading the content in half of the answers (else a coin): consistency 1/4 + 3/4 * 1/2
     # = 0.625 against chance 0.5 on about 125 swaps.
     assert rate(mixture(0.5, content, coin), "follows content") >= 0.7
@@ -457,7 +459,7 @@ def _two_models(
 
 
 def test_rank_settled_rate_of_equal_and_of_separated_models() -> None:
-    """Over 100 seeds: equal models are called settled at about the rule's 5% (conservative
+    """Over 60 seeds: equal models are called settled at about the rule's 5% (conservative
     with the epochs resampled too); models 3 points apart nearly always. Hand: a model's
     conversation mean carries rerun variance 4^2 / 2 = 8, the paired difference 16 (SD 4, the
     shared difficulty cancels), its mean's standard error 4 / sqrt(40) = 0.63: 3 points is 4.7
@@ -549,15 +551,15 @@ def test_random_judges_give_alpha_near_zero_with_a_ci_covering_it() -> None:
 
 
 def test_random_judges_ci_coverage() -> None:
-    """Over 100 pairs of independent random judges (120 drafts), the 95% interval covers 0 in
-    at least 88% (its nominal 95%, less the small-sample shortfall of percentile intervals)."""
+    """Over 60 pairs of independent random judges (120 drafts), the 95% interval covers 0 in
+    at least 88% (nominal 95%; 93.5% over 200 pairs in bench/stability.py)."""
     rng = random.Random(2)
     covered = 0
     for seed in SEEDS:
         data = [[rng.randint(1, 7) for _ in range(120)] for _ in range(2)]
         alpha = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN, resamples=500, seed=seed).alpha
         covered += alpha.low <= 0 <= alpha.high
-    assert covered >= 88
+    assert covered / len(SEEDS) >= 0.88
 
 
 def test_bootstrap_alphas_are_the_packages() -> None:
