@@ -364,8 +364,9 @@ def test_mean_squares_of_shrout_and_fleiss() -> None:
 def test_icc_of_shrout_and_fleiss(
     form: s.IccForm, value: float, low: float, high: float, f: float
 ) -> None:
-    """Point values: Shrout & Fleiss 1979, Table 2. Intervals and F: the same data in R's
-    psych::ICC (Revelle), which implements McGraw & Wong's (1996) intervals."""
+    """Point values: Shrout & Fleiss 1979, Table 2. Intervals and F: the same data through
+    pingouin's `intraclass_corr` (0.7.0, checked once by hand outside the suite), which, like R's
+    psych::ICC, implements McGraw & Wong's (1996) intervals."""
     result = s.icc(SHROUT_FLEISS, form)
     assert result.value == pytest.approx(value, abs=0.005)
     assert (result.low, result.high) == (

@@ -58,6 +58,9 @@ COLLAPSE_SHARE = 0.9
 "collapsed" on that criterion."""
 MIN_COLLAPSE_DRAFTS = 20
 """Fewer rated drafts than this: collapse is not decided (None)."""
+RANK_SETTLED = 0.975
+"""A pair's order is "settled" when it holds in at least this share of replicates: the same as
+the 95% percentile interval of the paired difference excluding 0 (one tail of 2.5%)."""
 
 RULES: dict[str, str] = {
     "position_bias": (
@@ -80,7 +83,7 @@ RULES: dict[str, str] = {
     "rank_stability": (
         "per pair of models, the share of bootstrap replicates (conversations, then epochs "
         "within each) in which their order holds; the order is settled when the share is >= "
-        "0.975 (the paired difference's 95% percentile interval excludes 0)"
+        f"{RANK_SETTLED} (the paired difference's 95% percentile interval excludes 0)"
     ),
     "judge_agreement": (
         "Krippendorff's alpha (ordinal for ratings, nominal for yes/no/na) with a 95% bootstrap "
@@ -357,10 +360,6 @@ class PositionConsistency:
     rule: str = RULES["position_consistency"]
 
 
-def _swap_cells(positions: Sequence[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    return {pair: i for i, pair in enumerate(sorted(set(positions)))}
-
-
 def position_consistency(
     choices: Sequence[PairChoice],
     *,
@@ -401,7 +400,7 @@ def position_consistency(
             epochs, 0, len(conversations), EMPTY, NAN, EMPTY, "too few epochs"
         )
     row = {conv: i for i, conv in enumerate(conversations)}
-    cell = _swap_cells([c.positions for c in choices])
+    cell = {pair: i for i, pair in enumerate(sorted({c.positions for c in choices}))}
     cells = len(cell)
     n = len(conversations)
     # Per conversation: earlier choices and choices per displayed pair (for q), swaps per pair
@@ -645,9 +644,10 @@ def retest_reliability(
     (2016) recommend for test-retest: two-way random effects (conversations and epochs both
     samples), absolute agreement (a whole epoch scoring higher is disagreement, not a shift to
     forgive), single measurement (one epoch, the usual run). The epochs play the raters.
-    Only complete rows enter (listwise deletion, counted in `dropped`), with the most frequent
-    epoch count. Fewer than two epochs, or fewer than MIN_TEST_RETEST complete conversations:
-    no ICC, NaN spread where undefined, and `reading` says why.
+    Only complete rows enter: a Composite in each of the run's epochs (the most any conversation
+    has), none NaN; the rest are counted in `dropped` (listwise deletion). Fewer than two
+    epochs, or fewer than MIN_TEST_RETEST complete conversations: no ICC, NaN spread where
+    undefined, and `reading` says why.
     """
     epochs = max((len(v) for v in composites.values()), default=0)
     rows = [
@@ -676,10 +676,6 @@ def retest_reliability(
 
 
 # --- 4. rank stability across models -----------------------------------------------------------
-
-RANK_SETTLED = 0.975
-"""A pair's order is "settled" when it holds in at least this share of replicates: the same as
-the 95% percentile interval of the paired difference excluding 0 (one tail of 2.5%)."""
 
 
 @dataclass(frozen=True)
