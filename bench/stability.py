@@ -66,13 +66,20 @@ def position(seeds: int) -> None:
 
 
 def judges(seeds: int) -> None:
-    covered = 0
-    for seed in range(seeds):
-        rng = random.Random(seed)
-        data = [[rng.randint(1, 7) for _ in range(120)] for _ in range(2)]
-        alpha = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN, resamples=1000, seed=seed)
-        covered += alpha.alpha.low <= 0 <= alpha.alpha.high
-    print(f"\nrandom judges, 120 drafts: the 95% CI of alpha covers 0 in {covered / seeds:.3f}")
+    for clustered in (False, True):
+        covered = 0
+        for seed in range(seeds):
+            rng = random.Random(seed)
+            data = [[rng.randint(1, 7) for _ in range(120)] for _ in range(2)]
+            # 24 conversations of 5 drafts each, when the bootstrap draws conversations
+            clusters = [f"c{u // 5:02d}" for u in range(120)] if clustered else None
+            alpha = s.judge_agreement(
+                data, "ordinal", s.RATING_DOMAIN, clusters=clusters, resamples=1000, seed=seed
+            ).alpha
+            covered += alpha.low <= 0 <= alpha.high
+        over = "24 conversations of 5" if clustered else "drafts"
+        print(f"\nrandom judges, 120 drafts, bootstrap over {over}: the 95% CI of alpha covers 0")
+        print(f"in {covered / seeds:.3f}")
 
 
 def ranks(seeds: int) -> None:

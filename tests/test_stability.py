@@ -526,7 +526,8 @@ def test_alpha_hand_checked() -> None:
         resamples=FAST,
     )
     assert result.alpha.estimate == pytest.approx(16 / 30)
-    assert (result.alpha.n, result.judges, result.reading) == (4, 2, "unreliable")
+    assert (result.drafts, result.alpha.n, result.judges) == (4, 4, 2)
+    assert result.reading == "unreliable"
 
 
 def test_agreeing_judges_give_alpha_one() -> None:
@@ -582,7 +583,7 @@ def test_bootstrap_alphas_are_the_packages() -> None:
         counts = s._value_counts(data, domain)
         counts = counts[counts.sum(axis=1) >= 2]
         draws = resample_counts(len(counts), 20, 0)
-        replicates = s._alpha_replicates(counts, draws, level)  # type: ignore[arg-type]
+        replicates = s._alpha_replicates(s._coincidences(counts), draws, level)  # type: ignore[arg-type]
         for r in range(20):
             drawn = counts[np.repeat(np.arange(len(counts)), draws[r].astype(int))]
             expected = krippendorff.alpha(
@@ -591,6 +592,37 @@ def test_bootstrap_alphas_are_the_packages() -> None:
                 level_of_measurement=level,
             )
             assert replicates[r] == pytest.approx(expected, abs=1e-12)
+
+
+def test_cluster_bootstrap_draws_whole_conversations() -> None:
+    """With clusters, a replicate's alpha is the package's alpha of the drafts of the drawn
+    conversations; one draft per conversation is the plain bootstrap over drafts."""
+    import krippendorff
+
+    from attunebench_inspect.report.bootstrap import resample_counts
+
+    rng = random.Random(4)
+    data = [[rng.randint(1, 7) for _ in range(60)] for _ in range(2)]
+    data[1] = [r if rng.random() < 0.6 else rng.randint(1, 7) for r in data[0]]
+    conversations = [f"c{u // 4:02d}" for u in range(60)]  # 15 conversations of 4 drafts
+    clustered = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN, clusters=conversations)
+    plain = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN)
+    own = s.judge_agreement(
+        data, "ordinal", s.RATING_DOMAIN, clusters=[f"{u:02d}" for u in range(60)]
+    )
+    assert clustered.alpha.estimate == plain.alpha.estimate == own.alpha.estimate
+    assert (clustered.alpha.n, plain.alpha.n, clustered.drafts) == (15, 60, 60)
+    assert (own.alpha.low, own.alpha.high) == (plain.alpha.low, plain.alpha.high)
+    counts = s._value_counts(data, s.RATING_DOMAIN)
+    members = np.kron(np.eye(15), np.ones((1, 4)))  # conversation x draft
+    draws = resample_counts(15, 10, 0)
+    replicates = s._alpha_replicates(members @ s._coincidences(counts), draws, "ordinal")
+    for r in range(10):
+        drafts = np.repeat(np.arange(60), (draws[r] @ members).astype(int))
+        expected = krippendorff.alpha(
+            value_counts=counts[drafts], value_domain=list(range(7)), level_of_measurement="ordinal"
+        )
+        assert replicates[r] == pytest.approx(expected, abs=1e-12)
 
 
 def test_judge_agreement_error_paths() -> None:
@@ -602,6 +634,8 @@ def test_judge_agreement_error_paths() -> None:
         s.judge_agreement([[4, 4], [4, 4]], "ordinal", s.RATING_DOMAIN).reading
         == "one value throughout"
     )
+    with pytest.raises(ValueError, match="3 clusters for 2 drafts; expected one conversation"):
+        s.judge_agreement([[1, 2], [1, 2]], "ordinal", s.RATING_DOMAIN, clusters=["a", "b", "c"])
     with pytest.raises(ValueError, match="judge 2 answered 1 drafts; judge 1 2"):
         s.judge_agreement([[1, 2], [1]], "ordinal", s.RATING_DOMAIN)
     with pytest.raises(
