@@ -150,6 +150,15 @@ def test_pair_choices_reject_a_key_the_labels_do_not_show() -> None:
             {"c01": "q:alternate-robot"},
             {"c01": {"winner": "1"}},
         )
+    with pytest.raises(ValueError, match=r"comparison c01: the winner '3' is neither of the"):
+        s.pair_choices(
+            "x",
+            1,
+            1,
+            {"1": "original", "2": "alternate", "3": "human"},
+            {"c01": "q:alternate-original"},
+            {"c01": {"winner": "3"}},
+        )
     with pytest.raises(ValueError, match="found no 'question:a-b' pair"):
         s.pair_choices(
             "x", 1, 1, {"1": "original"}, {"c01": "q:original"}, {"c01": {"winner": "1"}}

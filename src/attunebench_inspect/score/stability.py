@@ -168,7 +168,9 @@ def pair_choices(
     """The choices of one pairwise call record: `labels` is its `context["labels"]` (label ->
     source, in display order), `comparisons` its `context["comparisons"]` (comparison id -> key),
     `prediction` its parsed answer (comparison id -> {"winner": label}); a parse failure (None)
-    names nothing and gives no choice, as does a comparison the answer lacks."""
+    names nothing and gives no choice, as does a comparison the answer lacks. A key that names a
+    source the labels lack, or a winner outside the comparison (the response schema rules both
+    out), is a ValueError naming the call."""
     if prediction is None:
         return []
     position = {label: i for i, label in enumerate(labels, start=1)}
@@ -183,6 +185,11 @@ def pair_choices(
             raise ValueError(
                 f"conversation {conversation} turn {turn} comparison {cid}: key {key!r} names a "
                 f"source the labels lack (labels show {sorted(where)})"
+            )
+        if labels[answer["winner"]] not in (a, b):
+            raise ValueError(
+                f"conversation {conversation} turn {turn} comparison {cid}: the winner "
+                f"{answer['winner']!r} is neither of the compared replies ({a}, {b})"
             )
         earlier, later = sorted((a, b), key=where.__getitem__)
         choices.append(
