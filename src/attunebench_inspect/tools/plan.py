@@ -1,0 +1,194 @@
+"""`attunebench plan`: how many conversations and epochs separate two models (pure arithmetic).
+
+The design is paired: both models answer the same conversations, each E times (epochs). Per
+conversation i, model m's Composite in epoch e is
+
+    y_mie = mu_m + c_mi + eps_mie,    Var(eps_mie) = w_m  (the within-conversation epoch variance)
+
+with c_mi the conversation's effect on model m. The test statistic is the paired t over
+conversations of d_i = mean_e y_Aie - mean_e y_Bie, whose variance is
+
+    Var(d_i) = b + w_A / E + w_B / E,
+
+b = Var(c_Ai - c_Bi) being the between-conversation variance of the true difference: more
+epochs shrink only the second part, more conversations shrink all of it (Var(mean d) =
+Var(d_i) / n). Epochs of one model are independent runs, and so are the two models' runs.
+This is the one-way random-effects decomposition of repeated measures (Shrout & Fleiss 1979;
+the "generalizability" view, Cronbach et al. 1972); the power of the paired t is that of a
+one-sample t on d_i with noncentrality delta = Delta / sqrt(Var(d_i) / n) and n - 1 degrees of
+freedom (Cohen 1988, ch. 2), computed exactly with scipy's noncentral t.
+
+From a pilot, w_m is the pooled within-conversation variance of model m's epochs (it needs at
+least two epochs), and b the variance of the pilot's d_i minus w_A / E_A + w_B / E_B (method of
+moments; a negative estimate is 0: the between-conversation part is then indistinguishable from
+none). The difference to detect is the user's, never the pilot's observed difference (power
+computed from an observed effect only restates its p-value: Hoenig & Heisey 2001).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+MAX_CONVERSATIONS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Variances:
+    """The variance components of the paired design, in Composite points squared."""
+
+    between: float
+    """b: across conversations, the variance of the two models' true per-conversation
+    difference."""
+    within_a: float
+    """w_A: model A's variance of one conversation's Composite across epochs."""
+    within_b: float
+
+    def difference(self, epochs: int) -> float:
+        """Var(d_i) with `epochs` epochs per model: b + (w_A + w_B) / E."""
+        return self.between + (self.within_a + self.within_b) / epochs
+
+
+def _complete(
+    pilot: Mapping[str, Sequence[float]], shared: Sequence[str], name: str
+) -> NDArray[np.float64]:
+    epochs = {len(pilot[c]) for c in shared}
+    if len(epochs) != 1:
+        raise ValueError(
+            f"pilot {name}: conversations have different epoch counts {sorted(epochs)}; "
+            "expected the same number of epochs for every conversation"
+        )
+    return np.asarray([pilot[c] for c in shared], dtype=float)
+
+
+def variances_from_pilot(
+    a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
+) -> Variances:
+    """The variance components from pilot runs of two models: each maps a conversation id to
+    its Composite in each epoch (NaN: undefined). The conversations both models have, with a
+    defined Composite in every epoch, enter; at least two such conversations and two epochs
+    per model are needed (ValueError otherwise: one epoch cannot tell rerun noise from
+    conversation differences; state the variances instead)."""
+    shared = sorted(
+        c
+        for c in set(a) & set(b)
+        if not any(math.isnan(x) for x in (*a[c], *b[c])) and a[c] and b[c]
+    )
+    if len(shared) < 2:
+        raise ValueError(
+            f"pilot: {len(shared)} conversation(s) with a Composite in every epoch of both "
+            "models; expected at least 2"
+        )
+    ya, yb = _complete(a, shared, "A"), _complete(b, shared, "B")
+    for name, y in (("A", ya), ("B", yb)):
+        if y.shape[1] < 2:
+            raise ValueError(
+                f"pilot {name}: {y.shape[1]} epoch; expected at least 2 to estimate the "
+                "within-conversation variance (run the pilot with --epochs 2, or state it)"
+            )
+    within_a = float(ya.var(axis=1, ddof=1).mean())
+    within_b = float(yb.var(axis=1, ddof=1).mean())
+    d = ya.mean(axis=1) - yb.mean(axis=1)
+    between = float(d.var(ddof=1)) - within_a / ya.shape[1] - within_b / yb.shape[1]
+    return Variances(max(between, 0.0), within_a, within_b)
+
+
+def power(
+    difference: float, variances: Variances, conversations: int, epochs: int, alpha: float = 0.05
+) -> float:
+    """The power of the two-sided paired t test at level `alpha` to detect a true Composite
+    difference `difference` with `conversations` shared conversations and `epochs` epochs per
+    model: P(|T| > t_{1-alpha/2, n-1}) for T noncentral t with n - 1 degrees of freedom and
+    noncentrality difference / sqrt(Var(d_i) / n)."""
+    if conversations < 2 or epochs < 1:
+        raise ValueError(
+            f"power: found {conversations} conversations and {epochs} epochs; expected at "
+            "least 2 and 1"
+        )
+    df = conversations - 1
+    spread = variances.difference(epochs)
+    if spread <= 0:
+        return 1.0 if difference != 0 else alpha
+    noncentrality = abs(difference) / math.sqrt(spread / conversations)
+    if noncentrality > 1e3:
+        # scipy's noncentral t gives 1 to double precision well before this and NaN far beyond.
+        return 1.0
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    # scipy's noncentral t gives NaN for the far tail opposite a large noncentrality, where
+    # the probability underflows: it is 0 there.
+    opposite = float(np.nan_to_num(stats.nct.cdf(-critical, df, noncentrality), nan=0.0))
+    return float(stats.nct.sf(critical, df, noncentrality)) + opposite
+
+
+def conversations_needed(
+    difference: float,
+    variances: Variances,
+    epochs: int,
+    target: float = 0.8,
+    alpha: float = 0.05,
+) -> int | None:
+    """The fewest conversations (>= 2) whose paired t reaches power `target`; None if even
+    MAX_CONVERSATIONS do not (a difference of 0, say). Power grows with n: doubling, then
+    bisection."""
+    if not 0 < target < 1:
+        raise ValueError(f"power target: found {target}; expected a value in (0, 1)")
+    if power(difference, variances, MAX_CONVERSATIONS, epochs, alpha) < target:
+        return None
+    low, high = 1, 2
+    while power(difference, variances, high, epochs, alpha) < target:
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if power(difference, variances, middle, epochs, alpha) >= target:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    epochs: int
+    conversations: int | None
+    """None: not reachable."""
+    power: float
+    """The power at that size (>= the target), NaN when not reachable."""
+    available: bool
+    """Whether the dataset has that many conversations (always True without a limit)."""
+
+
+def plan(
+    difference: float,
+    variances: Variances,
+    *,
+    target: float = 0.8,
+    alpha: float = 0.05,
+    max_epochs: int = 5,
+    available: int | None = None,
+) -> list[PlanRow]:
+    """For each number of epochs from 1 to `max_epochs`, the fewest conversations that detect
+    `difference` with power `target` at level `alpha`; `available` (the dataset's conversation
+    count) marks the rows a run can reach."""
+    rows = []
+    for epochs in range(1, max_epochs + 1):
+        n = conversations_needed(difference, variances, epochs, target, alpha)
+        reached = power(difference, variances, n, epochs, alpha) if n else math.nan
+        reachable = n is not None and (available is None or n <= available)
+        rows.append(PlanRow(epochs, n, reached, reachable))
+    return rows
+
+
+def run_cost(row: PlanRow, prices: Sequence[Callable[[int], float]]) -> float:
+    """What a planned run costs: each model's price of one epoch over `row.conversations`
+    conversations (`prices`, one callable per model: `attunebench estimate`'s bill), times
+    the epochs. Every epoch is priced as the first: no credit for a provider cache across
+    epochs (conservative). NaN for a row that is not reachable."""
+    if row.conversations is None:
+        return math.nan
+    n = row.conversations
+    return row.epochs * sum(price(n) for price in prices)
