@@ -141,6 +141,7 @@ PRIVATE_INSPECT_IMPORTS = {
         "inspect_ai._util.error",
         "inspect_ai._util.error.PrerequisiteError",
     },
+    "attunebench_inspect.solve.judges": {"inspect_ai.model._model.active_model"},
     "attunebench_inspect.solve.provider_rules": {
         "inspect_ai.model._generate_config.active_generate_config",
         "inspect_ai.model._model.active_model",

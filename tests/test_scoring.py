@@ -197,11 +197,13 @@ def test_oracle_scores_maximum_on_every_bundled_conversation(codebook: Codebook)
     loaded = load_conversations(BUNDLED, codebook)
     for item in loaded.conversations:
         visible, truth = split(item.conversation)
-        scores = score_conversation(
-            truth,
-            Walk("oracle-judge", _oracle_records(visible, truth, codebook)),
-            q3_options=codebook.q3_options,
+        records = _oracle_records(visible, truth, codebook)
+        walk = Walk(
+            {"judge": "oracle-judge"},
+            {k: r for k, r in records.items() if k[0] != "judge"},
+            {("judge", t): r for (c, t), r in records.items() if c == "judge" and t is not None},
         )
+        scores = score_conversation(truth, walk, q3_options=codebook.q3_options)
         values = scores.flat()
         for key in (
             "emotion_f1",
@@ -264,19 +266,32 @@ def test_random_baseline_is_far_below_the_oracle(small_dataset: Callable[[int], 
 
 def test_metrics_survive_epochs(small_dataset: Callable[[int], Path]) -> None:
     data = small_dataset(2)
-    once = _eval(data, "attunebench/random")
     twice = _eval(data, "attunebench/random", epochs=2)
-    assert twice.eval.config.epochs == 2
-    # The random baseline answers each call from its content, so both epochs agree; reducing
-    # Score.value across epochs must leave every metric, pooled ones included, unchanged.
-    assert once.results is not None and twice.results is not None
-    for score in once.results.scores:
-        for stat, metric in score.metrics.items():
-            if not math.isnan(metric.value) and stat != "stderr":
-                assert _metric(twice, score.name, stat) == pytest.approx(metric.value), (
-                    score.name,
-                    stat,
-                )
+    assert twice.eval.config.epochs == 2 and twice.results is not None and twice.samples
+    # Inspect reduces each sample's Score.value across epochs (the mean) before any metric sees
+    # it: every logged mean is the mean over conversations of their epoch means. The random
+    # baseline answers each call from its content, so the epochs differ where their prompts do:
+    # only in the pairwise call, whose replies epoch 2 shows in another order.
+    epochs: dict[str, list[dict[str, float]]] = {}
+    for sample in twice.samples:
+        values = {k: v for s in sample.scores.values() for k, v in dict(s.value).items()}
+        epochs.setdefault(str(sample.id), []).append(values)
+    differ = set()
+    for score in twice.results.scores:
+        if "mean" not in score.metrics or math.isnan(score.metrics["mean"].value):
+            continue
+        means = [float(m.nanmean([e[score.name] for e in per])) for per in epochs.values()]
+        assert score.metrics["mean"].value == pytest.approx(m.nanmean(means)), score.name
+        if any(len({e[score.name] for e in per}) > 1 for per in epochs.values()):
+            differ.add(score.name)
+    assert "pairwise_accuracy" in differ
+    assert not differ & {"emotion_f1", "binary_om_accuracy", "four_branch"}
+    # Pooled metrics pool the epoch-mean counts: the same ratio as the counts of every epoch.
+    counts = {
+        f: sum(e[f"om_{f}"] for per in epochs.values() for e in per) for f in ("tp", "fp", "fn")
+    }
+    f1 = 2 * counts["tp"] / (2 * counts["tp"] + counts["fp"] + counts["fn"])
+    assert _metric(twice, "binary_scorer", "binary_om_f1") == pytest.approx(f1)
 
 
 def test_composite_from_logs_agrees_with_header(

@@ -18,6 +18,8 @@ from scipy import stats
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.split import comparison_key
 from attunebench_inspect.score import stability as s
+from attunebench_inspect.score.stability import judges
+from attunebench_inspect.solve.identity import ModelIdentity, model_identity, self_judge
 from attunebench_inspect.solve.solver import pairwise_view
 from attunebench_inspect.tools import plan as p
 
@@ -159,7 +161,7 @@ def test_pair_choices_reject_a_key_the_labels_do_not_show() -> None:
             {"c01": "q:alternate-original"},
             {"c01": {"winner": "3"}},
         )
-    with pytest.raises(ValueError, match="found no 'question:a-b' pair"):
+    with pytest.raises(ValueError, match="expected 'question:source-source'"):
         s.pair_choices(
             "x", 1, 1, {"1": "original"}, {"c01": "q:original"}, {"c01": {"winner": "1"}}
         )
@@ -577,7 +579,7 @@ def test_bootstrap_alphas_are_the_packages() -> None:
     """The vectorised replicates equal `krippendorff.alpha` on the same resampled drafts."""
     import krippendorff
 
-    from attunebench_inspect.report.bootstrap import resample_counts
+    from attunebench_inspect.bootstrap import resample_counts
 
     rng = np.random.default_rng(3)
     for level, domain in (("ordinal", s.RATING_DOMAIN), ("nominal", s.ANSWER_DOMAIN)):
@@ -589,10 +591,10 @@ def test_bootstrap_alphas_are_the_packages() -> None:
             ]
             for _ in range(3)
         ]
-        counts = s._value_counts(data, domain)
+        counts = judges._value_counts(data, domain)
         counts = counts[counts.sum(axis=1) >= 2]
         draws = resample_counts(len(counts), 20, 0)
-        replicates = s._alpha_replicates(s._coincidences(counts), draws, level)  # type: ignore[arg-type]
+        replicates = judges._alpha_replicates(judges._coincidences(counts), draws, level)  # type: ignore[arg-type]
         for r in range(20):
             drawn = counts[np.repeat(np.arange(len(counts)), draws[r].astype(int))]
             expected = krippendorff.alpha(
@@ -608,7 +610,7 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
     conversations; one draft per conversation is the plain bootstrap over drafts."""
     import krippendorff
 
-    from attunebench_inspect.report.bootstrap import resample_counts
+    from attunebench_inspect.bootstrap import resample_counts
 
     rng = random.Random(4)
     data = [[rng.randint(1, 7) for _ in range(60)] for _ in range(2)]
@@ -622,10 +624,10 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
     assert clustered.alpha.estimate == plain.alpha.estimate == own.alpha.estimate
     assert (clustered.alpha.n, plain.alpha.n, clustered.drafts) == (15, 60, 60)
     assert (own.alpha.low, own.alpha.high) == (plain.alpha.low, plain.alpha.high)
-    counts = s._value_counts(data, s.RATING_DOMAIN)
+    counts = judges._value_counts(data, s.RATING_DOMAIN)
     members = np.kron(np.eye(15), np.ones((1, 4)))  # conversation x draft
     draws = resample_counts(15, 10, 0)
-    replicates = s._alpha_replicates(members @ s._coincidences(counts), draws, "ordinal")
+    replicates = judges._alpha_replicates(members @ judges._coincidences(counts), draws, "ordinal")
     for r in range(10):
         drafts = np.repeat(np.arange(60), (draws[r] @ members).astype(int))
         expected = krippendorff.alpha(
@@ -700,16 +702,16 @@ def test_judge_profile_and_collapse() -> None:
     ],
 )
 def test_self_judge(evaluated: str, judge: str, relation: str | None) -> None:
-    assert s.self_judge(evaluated, judge) == relation
-    assert s.self_judge(judge, evaluated) == relation
+    assert self_judge(evaluated, judge) == relation
+    assert self_judge(judge, evaluated) == relation
 
 
 def test_model_identity() -> None:
-    assert s.model_identity("openrouter/anthropic/claude-3.5-sonnet") == s.ModelIdentity(
+    assert model_identity("openrouter/anthropic/claude-3.5-sonnet") == ModelIdentity(
         "anthropic", "claude-3.5-sonnet", "claude"
     )
-    assert s.model_identity("gpt-4-0613") == s.ModelIdentity("openai", "gpt-4", "gpt")
-    assert s.model_identity("vllm/my-model-7b") == s.ModelIdentity(None, "my-model-7b", "my")
+    assert model_identity("gpt-4-0613") == ModelIdentity("openai", "gpt-4", "gpt")
+    assert model_identity("vllm/my-model-7b") == ModelIdentity(None, "my-model-7b", "my")
 
 
 # --- 7. plan ------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
 from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
+from .solve.judges import panel_at_creation
 from .solve.profile import profile_solver
 from .solve.provider_rules import ANSWER_FORMATS, AnswerFormat
 from .solve.schedule import SCHEDULES, Schedule
@@ -39,6 +40,7 @@ def attunebench(
     skip_invalid: bool = False,
     answer_format: AnswerFormat = "auto",
     schedule: Schedule = "auto",
+    allow_self_judge: bool = False,
     **unknown: Any,
 ) -> Task:
     """AttuneBench: predict, turn by turn, what the person in a real conversation labelled.
@@ -55,6 +57,8 @@ def attunebench(
             models, whose prompt caches key on the schema; schema elsewhere).
         schedule: prefix_first (the call that writes a shared prefix to the provider's cache
             goes first), all_at_once, or auto (all_at_once under --batch, else prefix_first).
+        allow_self_judge: a judge of the panel (model roles judge, judge_2, ...) that is the
+            evaluated model, or of its family from the same maker, is meant: no warning line.
     """
     with told():
         no_unknown(unknown, PARAMETERS)
@@ -65,10 +69,14 @@ def attunebench(
         check("shuffle_seed", shuffle_seed, int, "an integer")
         one_of("answer_format", answer_format, ANSWER_FORMATS)
         one_of("schedule", schedule, SCHEDULES)
+        check("allow_self_judge", allow_self_judge, bool, "true or false")
         loaded = load(data, codebook, skip_invalid)
+        panel = panel_at_creation(allow_self_judge)
         return Task(
             dataset=to_dataset(loaded.result, name=loaded.source.name),
-            solver=attunebench_solver(spec, loaded.book, shuffle_seed, answer_format, schedule),
+            solver=attunebench_solver(
+                spec, loaded.book, shuffle_seed, answer_format, schedule, allow_self_judge
+            ),
             scorer=attunebench_scorers(codebook),
             headline_metric=HEADLINE,
             version=TASK_VERSION,
@@ -78,6 +86,8 @@ def attunebench(
                 "shuffle_seed": shuffle_seed,
                 "answer_format": answer_format,
                 "schedule": schedule,
+                "allow_self_judge": allow_self_judge,
+                **panel,
             },
         )
 

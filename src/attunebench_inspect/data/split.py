@@ -103,9 +103,20 @@ class GroundTruth(_Frozen):
 
 
 def comparison_key(question_id: str, a: ResponseSource, b: ResponseSource) -> str:
-    """A stable key for one comparison: question and the unordered pair."""
+    """A stable key for one comparison: question and the unordered pair (`comparison_pair`
+    reads it back)."""
     first, second = sorted((a, b))
     return f"{question_id}:{first}-{second}"
+
+
+def comparison_pair(key: str) -> tuple[str, str]:
+    """The two sources a `comparison_key` names, in its (sorted) order; ValueError for a string
+    that is not one."""
+    _, colon, pair = key.rpartition(":")
+    first, dash, second = pair.partition("-")
+    if not (colon and first and dash and second):
+        raise ValueError(f"comparison key {key!r}: expected 'question:source-source'")
+    return first, second
 
 
 def _documented(model: BaseModel) -> dict[str, object]:

@@ -78,8 +78,9 @@ def _draft(criterion: str) -> MetricSpec:
         "turn",
         "alongside" if overall else "diagnostic",
         f"the judge's *{criterion.replace('_', ' ')}* rating (1-7) of the evaluated model's draft "
-        "against the participant's own edited response, as (r - 1)/6",
-        "absent without a judge role; NaN where the judge's answer failed to parse (counted in "
+        "against the participant's own edited response, as (r - 1)/6; with a judge panel "
+        "(roles `judge`, `judge_2`, ...) r is the mean of its judges' ratings",
+        "absent without a judge role; NaN where no judge's answer parsed (counted in "
         "`judge_parse_failures`); an empty draft = 0",
         turn=lambda t: t.rating(criterion),
     )
@@ -199,7 +200,8 @@ _MAIN: tuple[MetricSpec, ...] = (
     MetricSpec(
         "draft_binary_alignment", "Draft Binary Alignment", "draft", "turn", "diagnostic",
         "share of the turn's binary questions where the judge's answer about the *draft* equals "
-        "the participant's preferred behaviour",
+        "the participant's preferred behaviour; with a judge panel, the panel's most frequent "
+        "answer (a tie goes to the earliest judge role among the tied answers)",
         "absent without a judge; `na` preferences excluded; an empty draft = wrong",
         turn=_alignment,
     ),

@@ -60,7 +60,7 @@ def score_conversation(
     truth: GroundTruth, walk: Walk, *, q3_options: Sequence[str]
 ) -> ConversationScores:
     """Every catalogued metric of one conversation from its walk and ground truth."""
-    judged = walk.judge is not None
+    judged = walk.judged
     inputs = [TurnInputs.of(walk.turn(t.turn_number), t) for t in truth.turns]
     families = TURN_FAMILIES if judged else tuple(f for f in TURN_FAMILIES if f != "draft")
     per_turn = [_turn_values(i, families) for i in inputs]
@@ -84,7 +84,7 @@ def score_conversation(
     )
     if judged:
         scores.families["draft"]["judge_parse_failures"] = float(
-            sum(1 for (call, _), r in walk.records.items() if call == "judge" and not r.parsed)
+            sum(1 for r in walk.judgements.values() if not r.parsed)
         )
 
     post = PostInputs.of(walk.post(), truth, q3_options)

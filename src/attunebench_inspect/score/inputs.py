@@ -15,6 +15,7 @@ from .. import text_match
 from ..data.split import GroundTruth, TurnTruth
 from ..solve.predictions import BinaryAnswer, JudgeVerdict, PostPredictions, TurnPredictions
 from . import metrics
+from .stability.judges import panel_verdict
 
 BinaryView = Literal["om", "hp", "om_hp_facing", "hp_hp_facing"]
 """Which predicted binary answers a metric reads: the original model's behaviour (om) or the
@@ -47,7 +48,8 @@ class TurnInputs:
     judged: bool = False
     """Whether a judge rated this turn's draft (False: the draft metrics do not apply)."""
     judge: JudgeVerdict | None = None
-    """The judge's answer; None if it failed to parse or the draft was unusable."""
+    """The judge panel's answer (`stability.panel_verdict`: mean ratings, plurality answers;
+    a panel of one is its judge); None if no judge's answer parsed or the draft was unusable."""
     draft_ok: bool = True
 
     @classmethod
@@ -67,7 +69,7 @@ class TurnInputs:
             winners=dict(predicted.winners) if predicted.winners is not None else None,
             gold_winners=dict(truth.pairwise),
             judged=predicted.judged,
-            judge=predicted.judge,
+            judge=panel_verdict(list(predicted.verdicts.values())),
             draft_ok=predicted.draft is not None,
         )
 

@@ -212,8 +212,8 @@ def tau_b(x: Sequence[float], y: Sequence[float]) -> float:
 # --- draft judge --------------------------------------------------------------------------
 
 
-def rating_score(rating: int) -> float:
-    """A 1-7 rating on 0-1."""
+def rating_score(rating: float) -> float:
+    """A 1-7 rating on 0-1 (a panel's mean rating too)."""
     return (rating - 1) / 6
 
 

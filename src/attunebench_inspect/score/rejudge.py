@@ -43,12 +43,13 @@ def draft_rejudge(judge: str | None = None, codebook: str | None = None) -> Scor
             return await judge_draft(model, conv, turn, draft, book) if draft is not None else None
 
         judged = [r for r in await collect(*(judge_turn(t) for t in conv.turns)) if r]
-        # The walk as if the later judge had been its judge.
-        records = {k: v for k, v in walk.records.items() if k[0] != "judge"}
-        records.update({(r.call, r.turn): r for r in judged})
-        scores = score_conversation(
-            truth_of(state.metadata), Walk(str(model), records), q3_options=book.q3_options
+        # The walk as if the later judge had been its only judge.
+        later = Walk(
+            {JUDGE_ROLE: str(model)},
+            walk.records,
+            {(JUDGE_ROLE, r.turn): r for r in judged if r.turn is not None},
         )
+        scores = score_conversation(truth_of(state.metadata), later, q3_options=book.q3_options)
         return Score(
             value={REJUDGE_PREFIX + k: v for k, v in scores["draft"].items()},
             metadata={

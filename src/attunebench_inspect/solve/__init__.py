@@ -1,13 +1,15 @@
 """The per-turn AttuneBench protocol: prompts, output schemas, parsing and the solver."""
 
+from .judges import PANEL_PATTERN, judge_bound
 from .modes import MODES, PRIMARY, SPECS, Mode, ModeSpec, mode_spec
 from .predictions import Walk
-from .solver import JUDGE_ROLE, attunebench_solver, judge_bound, judge_draft
-from .store import WalkStore, read_walk
+from .solver import attunebench_solver, judge_draft
+from .store import JUDGE_ROLE, WalkStore, read_walk
 
 __all__ = [
     "JUDGE_ROLE",
     "MODES",
+    "PANEL_PATTERN",
     "PRIMARY",
     "SPECS",
     "Mode",

@@ -28,6 +28,10 @@ class CallRecord(BaseModel):
     prediction: dict[str, Any] | None = None
     context: dict[str, Any] = {}
     """Call-specific facts the scorer needs, e.g. the pairwise label -> source mapping."""
+    role: str | None = None
+    """A judge call's model role (`judge`, `judge_2`, ...: the judge panel); None for the
+    evaluated model's calls, and for the judge calls of task version 3-A logs, whose one judge
+    is the role `judge`."""
 
     @property
     def parsed(self) -> bool:

@@ -13,14 +13,18 @@ whole turn's view of that call is None, never a partial answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..data.schema import ResponseSource
 from .call_record import CallRecord, CallType
 
 Records = Mapping[tuple[CallType, int | None], CallRecord]
-"""A conversation's call records by (call, turn); the post-conversation call's turn is None."""
+"""The evaluated model's call records by (call, turn); the post-conversation call's turn is
+None."""
+Judgements = Mapping[tuple[str, int], CallRecord]
+"""The judges' call records by (model role, turn): one per judge of the panel and judged
+draft."""
 
 
 @dataclass(frozen=True)
@@ -53,10 +57,10 @@ class ReplyReading:
 
 @dataclass(frozen=True)
 class JudgeVerdict:
-    """The judge's answer about one draft."""
+    """A judge's answer about one draft (or the panel's, `score/stability/judges.py`)."""
 
-    ratings: dict[str, int]
-    """criterion -> 1-7."""
+    ratings: dict[str, float]
+    """criterion -> 1-7 (a judge's are integers; the panel's the mean of its judges')."""
     binary: dict[str, str]
     """question -> "yes", "no" or "na", about the draft."""
 
@@ -74,8 +78,10 @@ class TurnPredictions:
     """The evaluated model's reply to the participant's message; None: none usable."""
     judged: bool
     """A judge was bound for the run (its draft metrics apply)."""
-    judge: JudgeVerdict | None
-    """None: no judge, no usable draft to judge, or the judge's answer could not be used."""
+    verdicts: dict[str, JudgeVerdict | None]
+    """Each judge's answer about the draft, by model role in panel order (`judge`, `judge_2`,
+    ...); None where the answer could not be used or there was no usable draft to judge;
+    empty without a judge."""
     reading: ReplyReading | None
     """The observer-phrased call: mood shift and binary answers."""
     hp_facing: dict[str, BinaryAnswer] | None
@@ -126,14 +132,23 @@ def pairwise_winners(
 
 @dataclass(frozen=True)
 class Walk:
-    """One conversation's walk: the judge it ran with (None: no judge role) and its call
-    records, read as typed predictions."""
+    """One conversation's walk: the judges it ran with, its call records and its judgements,
+    read as typed predictions."""
 
-    judge: str | None
+    judges: Mapping[str, str]
+    """model role -> model, in panel order (`judge`, `judge_2`, ...); empty: no judge."""
     records: Records
+    judgements: Judgements = field(default_factory=dict)
+
+    @property
+    def judged(self) -> bool:
+        return bool(self.judges)
 
     def get(self, call: CallType, turn: int | None) -> CallRecord | None:
         return self.records.get((call, turn))
+
+    def judgement(self, role: str, turn: int) -> CallRecord | None:
+        return self.judgements.get((role, turn))
 
     def _answer(self, call: CallType, turn: int | None) -> dict[str, Any] | None:
         record = self.records.get((call, turn))
@@ -141,7 +156,11 @@ class Walk:
 
     def turn(self, turn: int) -> TurnPredictions:
         draft = self._answer("draft", turn)
-        judge = self._answer("judge", turn)
+        verdicts = {}
+        for role in self.judges:
+            record = self.judgements.get((role, turn))
+            answer = record.prediction if record is not None else None
+            verdicts[role] = JudgeVerdict.from_answer(answer) if answer is not None else None
         reading = self._answer("emotion", turn)
         hp_facing = self._answer("binary_hp", turn)
         pairwise = self.records.get(("pairwise", turn))
@@ -152,8 +171,8 @@ class Walk:
         return TurnPredictions(
             turn=turn,
             draft=str(draft["text"]) if draft is not None else None,
-            judged=self.judge is not None,
-            judge=JudgeVerdict.from_answer(judge) if judge is not None else None,
+            judged=self.judged,
+            verdicts=verdicts,
             reading=ReplyReading.from_answer(reading) if reading is not None else None,
             hp_facing=binary(hp_facing["binary"]) if hp_facing is not None else None,
             winners=winners,

@@ -153,7 +153,7 @@ def profile_solver(options: dict[str, list[str]]) -> Solver:
         conv = profile_conversation_of(state.metadata)
         model = get_model()
         record = await ask(model, profile_messages(conv, task), schema, call="profile", turn=None)
-        save_walk([record], None)
+        save_walk([record], {})
         text = profile_summary(conv, record)
         state.messages.append(ChatMessageAssistant(content=text))
         state.output = ModelOutput.from_content(model=str(model), content=text)

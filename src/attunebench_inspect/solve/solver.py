@@ -25,7 +25,7 @@ of the same requests through `collect` logs 4,524).
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,6 +49,7 @@ from ..data.schema import ResponseSource
 from ..data.split import VisibleConversation, VisibleTurn
 from . import prompts
 from .call_record import CallRecord, CallType, Status
+from .judges import checked_panel, say_self_judging
 from .modes import ModeSpec
 from .parse import Parsed, parse_answer, parse_draft
 from .provider_rules import (
@@ -68,10 +69,9 @@ from .schemas import (
     pairwise_schema,
     post_schema,
 )
-from .store import save_walk
+from .store import JUDGE_ROLE, save_walk
 from .summary import summarise
 
-JUDGE_ROLE = "judge"
 ReplyCall = Literal["emotion", "binary_hp"]
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
 
@@ -97,16 +97,16 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def judge_bound() -> bool:
-    """Whether a judge role is bound: without one the draft is not judged, never by the model
-    under test."""
-    return JUDGE_ROLE in model_roles()
-
-
-def pairwise_labels(seed: int, conversation_id: str, turn: int) -> dict[str, ResponseSource]:
-    """Neutral label -> source, in a seeded order fixed per conversation and turn."""
+def pairwise_labels(
+    seed: int, conversation_id: str, turn: int, epoch: int = 1
+) -> dict[str, ResponseSource]:
+    """Neutral label -> source, in a seeded order per conversation, turn and epoch. Epoch 1's
+    seed is that of task version 3-A, which had one order for every epoch, so epoch 1 shows
+    what it showed; epoch k > 1 adds k to the seed, so a model that picks by position cannot
+    pick the same reply in every epoch."""
     order = list(SOURCES)
-    random.Random(f"{seed}/{conversation_id}/{turn}").shuffle(order)
+    seeded = f"{seed}/{conversation_id}/{turn}"
+    random.Random(seeded if epoch == 1 else f"{seeded}/{epoch}").shuffle(order)
     return {str(i + 1): source for i, source in enumerate(order)}
 
 
@@ -133,8 +133,11 @@ class PairwiseView:
     comparisons: list[LabelledComparison]
 
 
-def pairwise_view(seed: int, conversation_id: str, turn: VisibleTurn) -> PairwiseView:
-    labels = pairwise_labels(seed, conversation_id, turn.turn_number)
+def pairwise_view(
+    seed: int, conversation_id: str, turn: VisibleTurn, epoch: int = 1
+) -> PairwiseView:
+    """The pairwise call of a turn in an epoch (the human baseline's page shows epoch 1's)."""
+    labels = pairwise_labels(seed, conversation_id, turn.turn_number, epoch)
     label_of = {source: label for label, source in labels.items()}
     comparisons = []
     for index, comparison in enumerate(turn.comparisons):
@@ -157,6 +160,7 @@ async def ask(
     turn: int | None,
     policy: RequestPolicy = SEND_SCHEMA,
     context: dict[str, object] | None = None,
+    role: str | None = None,
 ) -> CallRecord:
     """One call with at most one repair round; returns the outcome as a record. A reply that
     cannot be read is recorded as a parse failure with its reason, never raised."""
@@ -198,6 +202,7 @@ async def ask(
         error=parsed.error if status == "failed" else None,
         prediction=parsed.value if status != "failed" else None,
         context=dict(context or {}),
+        role=role,
     )
     return record
 
@@ -210,11 +215,12 @@ async def judge_draft(
     codebook: Codebook,
     policy: RequestPolicy | None = None,
     spine: Sequence[str] | None = None,
+    role: str = JUDGE_ROLE,
 ) -> CallRecord:
-    """The judge's ratings of one turn's draft against the participant's own edited response,
+    """A judge's ratings of one turn's draft against the participant's own edited response,
     and its answers to the turn's binary questions about the draft. The conversation's blocks
-    come first, as in every analysis call (the judge's own cache chain); a walk passes the
-    `spine` it built once."""
+    come first, as in every analysis call (each judge's own cache chain); a walk passes the
+    `spine` it built once. The record carries the judge's model `role`."""
     schema = judge_schema(tuple(turn.binary_question_ids))
     count = prompts.upto(turn.turn_number, reply=False)
     spine = spine if spine is not None else prompts.spine(conv)
@@ -230,6 +236,7 @@ async def judge_draft(
         call="judge",
         turn=turn.turn_number,
         policy=policy or request_policy(judge, "auto", conv.conversation_id),
+        role=role,
     )
 
 
@@ -243,20 +250,24 @@ class ConversationWalk:
         spec: ModeSpec,
         seed: int,
         model: Model,
-        judge: Model | None,
+        judges: Mapping[str, Model],
         answer_format: AnswerFormat = "auto",
         schedule: Schedule = "auto",
+        epoch: int = 1,
     ) -> None:
         self.conv = conv
         self.codebook = codebook
         self.spec = spec
         self.seed = seed
+        self.epoch = epoch
         self.model = model
-        self.judge = judge
+        self.judges = dict(judges)
+        """model role -> judge, in panel order; empty: no judge."""
         self.policy = request_policy(model, answer_format, conv.conversation_id)
-        self.judge_policy = (
-            request_policy(judge, answer_format, conv.conversation_id) if judge else None
-        )
+        self.judge_policies = {
+            role: request_policy(judge, answer_format, conv.conversation_id)
+            for role, judge in self.judges.items()
+        }
         self.system = ChatMessageSystem(content=prompts.analyst_system(conv, spec))
         self.spine = prompts.spine(conv)
         self.records: list[CallRecord] = []
@@ -313,20 +324,26 @@ class ConversationWalk:
         draft = await self._ask(messages, None, "draft", n)
         await self._after("judge", n)
         # An unusable draft is scored as wrong without spending a judge call on it.
-        if self.judge is not None and self.judge_policy is not None and draft.prediction:
-            self.records.append(
-                await judge_draft(
-                    self.judge,
-                    self.conv,
-                    turn,
-                    draft.prediction["text"],
-                    self.codebook,
-                    self.judge_policy,
-                    self.spine,
-                )
-            )
-        # Set whether or not the draft was judged: the next judgement waits for it.
+        if draft.prediction:
+            text = draft.prediction["text"]
+            await concurrently(*(self.judge_one(role, turn, text) for role in self.judges))
+        # Set whether or not the draft was judged: the next judgements wait for these.
         self._done("judge", n).set()
+
+    async def judge_one(self, role: str, turn: VisibleTurn, draft: str) -> None:
+        """One judge of the panel on the turn's draft."""
+        self.records.append(
+            await judge_draft(
+                self.judges[role],
+                self.conv,
+                turn,
+                draft,
+                self.codebook,
+                self.judge_policies[role],
+                self.spine,
+                role,
+            )
+        )
 
     async def about_reply(self, turn: VisibleTurn, call: ReplyCall) -> None:
         """A question about the turn's reply (emotion, or the binary questions HP-facing): its
@@ -346,7 +363,7 @@ class ConversationWalk:
     async def pairwise(self, turn: VisibleTurn) -> None:
         n = turn.turn_number
         await self._after("pairwise", n)
-        view = pairwise_view(self.seed, self.conv.conversation_id, turn)
+        view = pairwise_view(self.seed, self.conv.conversation_id, turn, self.epoch)
         choices = {c.id: (c.first, c.second) for c in view.comparisons}
         questions = {c.id: c.question_id for c in view.comparisons}
         schema = pairwise_schema(
@@ -399,7 +416,7 @@ class ConversationWalk:
                 await self.post()
 
         await concurrently(*(self.turn(t) for t in self.conv.turns), post())
-        save_walk(self.records, str(self.judge) if self.judge is not None else None)
+        save_walk(self.records, {role: str(judge) for role, judge in self.judges.items()})
 
 
 @solver
@@ -409,17 +426,33 @@ def attunebench_solver(
     shuffle_seed: int,
     answer_format: AnswerFormat = "auto",
     schedule: Schedule = "auto",
+    allow_self_judge: bool = False,
 ) -> Solver:
-    """Walk every turn of the conversation through the AttuneBench protocol."""
+    """Walk every turn of the conversation through the AttuneBench protocol; the pairwise
+    replies in the order of the sample's epoch, every draft judged by each judge of the panel."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = visible_of(state.metadata)
-        judge = get_model(role=JUDGE_ROLE, required=True) if judge_bound() else None
+        model = get_model()
+        judges = {
+            role: get_model(role=role, required=True) for role in checked_panel(model_roles())
+        }
+        say_self_judging(
+            str(model), {role: str(judge) for role, judge in judges.items()}, allow_self_judge
+        )
         walk = ConversationWalk(
-            conv, codebook, mode, shuffle_seed, get_model(), judge, answer_format, schedule
+            conv,
+            codebook,
+            mode,
+            shuffle_seed,
+            model,
+            judges,
+            answer_format,
+            schedule,
+            epoch=state.epoch,
         )
         await walk.run()
-        text = summarise(state.store, conv, judged=walk.judge is not None)
+        text = summarise(state.store, conv)
         state.messages.append(ChatMessageAssistant(content=text))
         state.output = ModelOutput.from_content(model=str(walk.model), content=text)
         return state

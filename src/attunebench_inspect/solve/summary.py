@@ -22,15 +22,16 @@ def _mood(reading: ReplyReading | None) -> str:
     return ", ".join(f"{k} {v}" for k, v in reading.mood_shift.items()) or "no shift"
 
 
-def summarise(store: Store, conv: VisibleConversation, *, judged: bool) -> str:
+def summarise(store: Store, conv: VisibleConversation) -> str:
     calls: tuple[CallType, ...] = ("draft", "emotion", "binary_hp", "pairwise")
-    if judged:
-        calls = ("draft", "judge", "emotion", "binary_hp", "pairwise")
     walk = read_walk(store)
     lines = [f"AttuneBench walk of {conv.conversation_id} ({len(conv.turns)} turns)"]
     for turn in conv.turns:
         n = turn.turn_number
-        statuses = "; ".join(f"{c} {_status(walk.get(c, n))}" for c in calls)
-        lines.append(f"Turn {n}: {statuses}; predicted mood shift: {_mood(walk.turn(n).reading)}")
+        statuses = [f"{c} {_status(walk.get(c, n))}" for c in calls]
+        # Each judge of the panel after the draft, by its model role.
+        statuses[1:1] = [f"{role} {_status(walk.judgement(role, n))}" for role in walk.judges]
+        mood = _mood(walk.turn(n).reading)
+        lines.append(f"Turn {n}: {'; '.join(statuses)}; predicted mood shift: {mood}")
     lines.append(f"Post-conversation: {_status(walk.get('post', None))}")
     return "\n".join(lines)

@@ -33,6 +33,7 @@ from ...solve.prompts import message_text
 from ...solve.schedule import CallKey, Schedule
 from ...solve.schemas import call_of
 from ...solve.solver import ConversationWalk
+from ...solve.store import JUDGE_ROLE
 
 CAPTURE_MODEL = "mockllm/attunebench-estimate"
 
@@ -145,7 +146,7 @@ async def _walk(
     # per provider whether it is sent), and every call at once (the order of a run is modelled
     # from the schedule's dependencies, not from this walk's).
     walk = ConversationWalk(
-        conv, codebook, spec, 0, model, model if judge else None, "schema", SCHEDULE
+        conv, codebook, spec, 0, model, {JUDGE_ROLE: model} if judge else {}, "schema", SCHEDULE
     )
     await walk.run()
     return recorder.requests

@@ -1,4 +1,5 @@
-"""`attunebench plan`: how many conversations and epochs separate two models (pure arithmetic).
+"""The paired design's power: how many conversations and epochs separate two models
+(pure arithmetic).
 
 The design is paired: both models answer the same conversations, each E times (epochs). Per
 conversation i, model m's Composite in epoch e is
