@@ -20,6 +20,7 @@ from attunebench_inspect.score import (
     emotion_scorer,
     pairwise_scorer,
     pooled_binary,
+    stability_scorer,
 )
 from attunebench_inspect.score.catalog import of_family
 from attunebench_inspect.score.metric_spec import Family
@@ -32,6 +33,7 @@ SCORERS: list[tuple[Callable[[], Scorer], Family]] = [
     (pairwise_scorer, "pairwise"),
     (draft_scorer, "draft"),
     (conversation_wide_scorer, "conversation_wide"),
+    (stability_scorer, "stability"),
 ]
 
 

@@ -97,7 +97,8 @@ def choices_of(
                     comparisons[cid] = comparison_key("general", *pair)  # type: ignore[arg-type]
                     winner = chooser(first, second, labels, ranks[pair], rng)
                     prediction[cid] = {"winner": winner}
-                result += s.pair_choices(f"conv{c}", epoch, t, labels, comparisons, prediction)
+                chosen = {comparisons[cid]: labels[p["winner"]] for cid, p in prediction.items()}
+                result += s.pair_choices(f"conv{c}", epoch, t, order, chosen)
     return result
 
 
@@ -105,66 +106,29 @@ def choices_of(
 
 
 def test_pair_choices_of_one_call() -> None:
-    labels = {"1": "human", "2": "original", "3": "alternate"}
-    comparisons = {"c01": "general:alternate-original", "c02": "PW3:human-original"}
-    prediction = {"c01": {"winner": "3"}, "c02": {"winner": "1"}}
-    first, second = s.pair_choices("x", 2, 4, labels, comparisons, prediction)
-    # c01: original is shown 2nd, alternate 3rd; the model chose label 3 (alternate), the later.
+    shown = ["human", "original", "alternate"]
+    chosen = {"general:alternate-original": "alternate", "PW3:human-original": "human"}
+    first, second = s.pair_choices("x", 2, 4, shown, chosen)
+    # original is shown 2nd, alternate 3rd; the model chose alternate, the later.
     assert (first.earlier, first.later, first.positions) == ("original", "alternate", (2, 3))
     assert (first.chosen, first.chose_earlier, first.chosen_position) == ("alternate", False, 3)
-    # c02: human 1st, original 2nd; label 1 (human), the earlier.
+    # human 1st, original 2nd; human, the earlier.
     assert (second.positions, second.chosen, second.chosen_position) == ((1, 2), "human", 1)
     assert (second.conversation, second.epoch, second.turn) == ("x", 2, 4)
-    # A parse failure names nothing; an answer lacking a comparison gives no choice for it.
-    assert s.pair_choices("x", 1, 1, labels, comparisons, None) == []
-    assert len(s.pair_choices("x", 1, 1, labels, comparisons, {"c01": {"winner": "2"}})) == 1
+    # A parse failure chooses nothing.
+    assert s.pair_choices("x", 1, 1, shown, {}) == []
 
 
-def test_pair_choices_follow_the_solvers_display_order(codebook: Codebook) -> None:
-    """Positions are the order the pairwise call shows the replies in (`PairwiseView.replies`),
-    and the first label of a comparison is the earlier-displayed one."""
-    conv = split(load_conversations(BUNDLED, codebook).conversations[0].conversation)[0]
-    for turn in conv.turns:
-        view = pairwise_view(7, conv.conversation_id, turn)
-        shown = [label for label, _ in view.replies]
-        prediction = {c.id: {"winner": c.first} for c in view.comparisons}
-        comparisons = {c.id: c.key for c in view.comparisons}
-        for choice, c in zip(
-            s.pair_choices(
-                conv.conversation_id, 1, turn.turn_number, view.labels, comparisons, prediction
-            ),
-            view.comparisons,
-            strict=True,
-        ):
-            assert choice.chose_earlier
-            assert choice.positions == (shown.index(c.first) + 1, shown.index(c.second) + 1)
-
-
-def test_pair_choices_reject_a_key_the_labels_do_not_show() -> None:
+def test_pair_choices_reject_a_source_not_shown_or_a_choice_outside_the_pair() -> None:
+    shown = ["original", "alternate", "human"]
     with pytest.raises(
-        ValueError, match=r"conversation x turn 1 comparison c01: key 'q:alternate-robot'"
+        ValueError, match=r"conversation x turn 1 comparison q:alternate-robot: names a source"
     ):
-        s.pair_choices(
-            "x",
-            1,
-            1,
-            {"1": "original", "2": "alternate", "3": "human"},
-            {"c01": "q:alternate-robot"},
-            {"c01": {"winner": "1"}},
-        )
-    with pytest.raises(ValueError, match=r"comparison c01: the winner '3' is neither of the"):
-        s.pair_choices(
-            "x",
-            1,
-            1,
-            {"1": "original", "2": "alternate", "3": "human"},
-            {"c01": "q:alternate-original"},
-            {"c01": {"winner": "3"}},
-        )
+        s.pair_choices("x", 1, 1, shown, {"q:alternate-robot": "alternate"})
+    with pytest.raises(ValueError, match=r"the choice 'human' is neither of the compared"):
+        s.pair_choices("x", 1, 1, shown, {"q:alternate-original": "human"})
     with pytest.raises(ValueError, match="expected 'question:source-source'"):
-        s.pair_choices(
-            "x", 1, 1, {"1": "original"}, {"c01": "q:original"}, {"c01": {"winner": "1"}}
-        )
+        s.pair_choices("x", 1, 1, shown, {"q:original": "original"})
 
 
 # --- 1. position bias ---------------------------------------------------------------------------

@@ -12,5 +12,6 @@ from .score import (
     draft_scorer,
     emotion_scorer,
     pairwise_scorer,
+    stability_scorer,
 )
 from .score.profile_scorer import profile_scorer

@@ -11,6 +11,8 @@ from .scorers import (
     emotion_scorer,
     pairwise_scorer,
     pooled_binary,
+    stability,
+    stability_scorer,
 )
 
 __all__ = [
@@ -24,4 +26,6 @@ __all__ = [
     "emotion_scorer",
     "pairwise_scorer",
     "pooled_binary",
+    "stability",
+    "stability_scorer",
 ]

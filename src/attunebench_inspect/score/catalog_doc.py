@@ -22,6 +22,14 @@ SECTIONS = (
      "value is the mean over conversations"),
     ("Pooled metrics", "run", "computed once over every judgement of the run"),
 )  # fmt: skip
+STABILITY = (
+    "Does the score hold still? Instruments beside the Composite, never in it "
+    "([docs/stability.md](../docs/stability.md)), written by `stability_scorer`. Its metric reads "
+    "every epoch's scores unreduced (Inspect's `@metric(scores=\"unreduced\")`), so what "
+    "compares epochs can be a log metric; each appears only where it applies (two epochs, two "
+    "judges). The report adds their intervals and verdicts, position shares by position, and "
+    "rank stability across models"
+)
 _GROUPS = {
     "headline": "headline",
     "pillar": "pillar",
@@ -31,6 +39,7 @@ _GROUPS = {
     "diagnostic": "diagnostic",
     "informational": "informational",
     "operational": "operational",
+    "stability": "stability",
     "profile_headline": "profile headline",
     "profile_part": "profile part",
     "profile_field": "profile field",
@@ -47,6 +56,8 @@ def _number(value: float | None) -> str:
 def _range(entry: MetricSpec) -> str:
     low, high = (f"{v:g}" for v in (round(entry.low, 3), round(entry.high, 3)))
     arrow = "higher is better" if entry.higher_is_better else "lower is better"
+    if entry.expected is not None:
+        arrow = f"{entry.expected:g} when choices ignore position"
     return f"{low} to {high}, {arrow}"
 
 
@@ -77,10 +88,14 @@ def catalog_markdown() -> str:
         rows = [
             e
             for e in CATALOG
-            if e.level == level and e.family not in ("composite", "rejudge", "profile")
+            if e.level == level
+            and e.family not in ("composite", "rejudge", "profile")
+            and e.group != "stability"
         ]
         parts += [f"### {title}", "", note[0].upper() + note[1:] + ".", "", head]
         parts += [_row(e) for e in rows] + [""]
+    parts += ["### Stability", "", STABILITY + ".", "", head]
+    parts += [_row(e) for e in CATALOG if e.group == "stability"] + [""]
     parts += [
         "### Profile prediction (the experimental `profile` task)",
         "",

@@ -17,6 +17,8 @@ COUNTS: dict[str, str] = {
     },
     "tau_defined": "Kendall τ values that were defined",
     "tau_undefined": "Kendall τ values skipped (a ranking with all ties, or a parse failure)",
+    "pairwise_choices": "pairwise comparisons answered (parsed): the stability scorer's",
+    "pairwise_earlier": "pairwise choices of the reply shown earlier of the two compared",
     "judge_parse_failures": "judge answers that failed to parse",
     REJUDGE_PREFIX + "judge_parse_failures": "the later judge's answers that failed to parse",
     "calls": "calls of the evaluated model",

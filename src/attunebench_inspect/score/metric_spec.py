@@ -16,17 +16,19 @@ from .profile import ProfileInputs
 
 Family = Literal[
     "composite", "emotion", "binary", "pairwise", "draft", "rejudge", "conversation_wide",
-    "similarity", "profile",
+    "similarity", "stability", "profile",
 ]  # fmt: skip
 FAMILIES: tuple[Family, ...] = get_args(Family)
 Level = Literal["turn", "conversation", "run"]
 Group = Literal[
     "headline", "pillar", "canonical", "alongside", "pooled", "diagnostic", "informational",
-    "operational", "profile_headline", "profile_part", "profile_field", "profile_operational",
+    "operational", "stability", "profile_headline", "profile_part", "profile_field",
+    "profile_operational",
 ]  # fmt: skip
 """How seed 003 groups a metric: the Composite and its pillars; the paper-canonical Composite
 inputs; "reported alongside but not in the Composite"; the pooled view of binary accuracy;
-diagnostic-only and informational variants; and operational counts of the run itself. The
+diagnostic-only and informational variants; operational counts of the run itself; and the
+stability instruments (docs/stability.md), beside the Composite and never in it. The
 profile task (`profile` family) has groups of its own: its composite, its four parts, the
 fields, and its parse failures; its scorer logs every one of them in its own log header."""
 RUN_LEVEL_GROUPS: tuple[Group, ...] = (
@@ -36,6 +38,7 @@ RUN_LEVEL_GROUPS: tuple[Group, ...] = (
     "alongside",
     "pooled",
     "operational",
+    "stability",
 )
 """Groups with a run-level metric in the log header (and the end-of-run results panel); the
 others stay in every sample's `Score.value` and reach reports through `--diagnostics`."""
@@ -63,6 +66,9 @@ class MetricSpec:
     pillar: Pillar | None = None
     low: float = 0.0
     high: float = 1.0
+    expected: float | None = None
+    """Where neither end of the range is best: the value that is (a share a content-blind
+    chooser gives)."""
     turn: Callable[[TurnInputs], float] | None = field(default=None, repr=False)
     """Per-turn value; the conversation value is the mean over the turns where it is defined."""
     conversation: Callable[[PostInputs], float] | None = field(default=None, repr=False)

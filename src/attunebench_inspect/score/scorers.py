@@ -33,6 +33,8 @@ from .conversation import ConversationScores, score_conversation
 from .explanation import answer_line, explanation
 from .inputs import BINARY_VIEWS
 from .metric_spec import Family
+from .stability_metrics import log_metrics
+from .stability_record import read_record, stability_record
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
 """The Composite's mean: what `inspect view`, `evals_df` and the progress line show first."""
@@ -174,6 +176,43 @@ def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
     return score
 
 
+@metric(scores="unreduced")
+def stability() -> Metric:
+    """The stability figures that apply to the run (`stability_metrics.log_metrics`), from every
+    epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
+
+    def calculate(scores: list[SampleScore]) -> dict[str, float]:
+        records = [read_record(str(s.sample_id), s.score.metadata) for s in scores]
+        return log_metrics([r for r in records if r is not None])
+
+    return calculate
+
+
+@scorer(metrics=[stability()])
+def stability_scorer(codebook: str | None = None) -> Scorer:
+    """What the stability instruments read of each sample and epoch (its metadata: the epoch,
+    the Composite, each pairwise call's display order and choices, each judge's answers), and
+    the run's stability figures (docs/stability.md). Its value: the pairwise choices and those
+    of the earlier-shown reply."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        walk, scores = scored_walk(state, codebook)
+        turns = len(truth_of(state.metadata).turns)
+        composite = scores["composite"]["composite"]
+        record = stability_record(walk, turns, state.epoch, composite)
+        read = read_record(str(state.sample_id), record)
+        shown = read.choices if read is not None else []
+        return Score(
+            value={
+                "pairwise_choices": float(len(shown)),
+                "pairwise_earlier": float(sum(c.chose_earlier for c in shown)),
+            },
+            metadata=record,
+        )
+
+    return score
+
+
 @scorer(metrics=run_metrics("similarity"))
 def response_similarity_scorer() -> Scorer:
     """Response Similarity: embedding cosine of each draft to the participant's edited response."""
@@ -205,6 +244,7 @@ def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:
         pairwise_scorer(codebook),
         draft_scorer(codebook),
         conversation_wide_scorer(codebook),
+        stability_scorer(codebook),
         # Informational and optional: present only where the `similarity` extra is installed.
         *([response_similarity_scorer()] if similarity.available() else []),
     ]

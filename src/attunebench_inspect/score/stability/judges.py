@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -173,6 +173,28 @@ def krippendorff_reading(alpha: float) -> str:
     return "reliable" if alpha >= 0.8 else "tentative" if alpha >= 0.667 else "unreliable"
 
 
+def _alpha(pairable: Matrix, level: Literal["ordinal", "nominal"], values: int) -> float:
+    return float(
+        krippendorff.alpha(
+            value_counts=pairable, value_domain=list(range(values)), level_of_measurement=level
+        )
+    )
+
+
+def alpha(
+    data: Sequence[Sequence[object]], level: Literal["ordinal", "nominal"], domain: Sequence[object]
+) -> float:
+    """Krippendorff's alpha alone, without its interval (cheap enough for a log metric, which
+    Inspect recomputes as a run goes): NaN where `judge_agreement` says it is undefined."""
+    if len(data) < 2:
+        return NAN
+    counts = _value_counts(data, domain)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    if len(pairable) == 0 or (pairable.sum(axis=0) > 0).sum() < 2:
+        return NAN
+    return _alpha(pairable, level, len(domain))
+
+
 def judge_agreement(
     data: Sequence[Sequence[object]],
     level: Literal["ordinal", "nominal"],
@@ -216,13 +238,7 @@ def judge_agreement(
         return Agreement(
             Interval(NAN, NAN, NAN, drafts), drafts, len(data), level, "one value throughout"
         )
-    estimate = float(
-        krippendorff.alpha(
-            value_counts=pairable,
-            value_domain=list(range(len(domain))),
-            level_of_measurement=level,
-        )
-    )
+    estimate = _alpha(pairable, level, len(domain))
     units = _coincidences(pairable)
     if clusters is not None:
         kept_clusters = [c for c, k in zip(clusters, kept, strict=True) if k]
@@ -271,3 +287,51 @@ def judge_profile(ratings: Sequence[int | None]) -> JudgeProfile:
     sd = float(np.std(given, ddof=1)) if len(given) > 1 else NAN
     collapsed = share >= COLLAPSE_SHARE if len(given) >= MIN_COLLAPSE_DRAFTS else None
     return JudgeProfile(len(given), float(np.mean(given)), sd, modal, share, collapsed)
+
+
+Draft = tuple[str, int, int]
+"""A judged draft: (conversation, epoch, turn)."""
+
+
+@dataclass(frozen=True)
+class PanelData:
+    """A panel's answers as judges x units, the shape `judge_agreement` reads."""
+
+    roles: list[str]
+    drafts: list[Draft]
+    ratings: dict[str, list[list[int | None]]]
+    """criterion -> one row per judge (panel order), one column per draft (None: no answer)."""
+    answers: list[list[str | None]]
+    """One row per judge, one column per (draft, binary question) that some judge answered."""
+    answer_drafts: list[Draft]
+    """The draft of each answer column."""
+
+    def clusters(self, drafts: Sequence[Draft]) -> list[str]:
+        """Each unit's conversation, for the cluster bootstrap."""
+        return [d[0] for d in drafts]
+
+
+def panel_data(
+    roles: Sequence[str], judged: Mapping[Draft, Mapping[str, JudgeVerdict]]
+) -> PanelData:
+    """Every judged draft's answers by judge: `roles` in panel order (`judge`, `judge_2`, ...),
+    drafts in (conversation, epoch, turn) order."""
+    drafts = sorted(judged)
+    criteria = dict.fromkeys(c for v in judged.values() for x in v.values() for c in x.ratings)
+    ratings = {c: [[_rating(judged[d].get(r), c) for d in drafts] for r in roles] for c in criteria}
+    units = [
+        (d, q)
+        for d in drafts
+        for q in dict.fromkeys(q for v in judged[d].values() for q in v.binary)
+    ]
+    answers = [[_answer(judged[d].get(r), q) for d, q in units] for r in roles]
+    return PanelData(list(roles), drafts, ratings, answers, [d for d, _ in units])
+
+
+def _rating(verdict: JudgeVerdict | None, criterion: str) -> int | None:
+    value = verdict.ratings.get(criterion) if verdict is not None else None
+    return int(value) if value is not None else None
+
+
+def _answer(verdict: JudgeVerdict | None, question: str) -> str | None:
+    return verdict.binary.get(question) if verdict is not None else None

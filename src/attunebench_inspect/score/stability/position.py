@@ -8,7 +8,7 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -76,48 +76,32 @@ def pair_choices(
     conversation: str,
     epoch: int,
     turn: int,
-    labels: Mapping[str, str],
-    comparisons: Mapping[str, str],
-    prediction: Mapping[str, Any] | None,
+    shown: Sequence[str],
+    chosen: Mapping[str, str],
 ) -> list[PairChoice]:
-    """The choices of one pairwise call record: `labels` is its `context["labels"]` (label ->
-    source, in display order), `comparisons` its `context["comparisons"]` (comparison id -> key),
-    `prediction` its parsed answer (comparison id -> {"winner": label}); a parse failure (None)
-    names nothing and gives no choice, as does a comparison the answer lacks. A key that names a
-    source the labels lack, or a winner outside the comparison (the response schema rules both
-    out), is a ValueError naming the call."""
-    if prediction is None:
-        return []
-    position = {label: i for i, label in enumerate(labels, start=1)}
-    where = {source: position[label] for label, source in labels.items()}
+    """The choices of one pairwise call: `shown` is the three sources in display order, `chosen`
+    each answered comparison's key -> the source chosen (a parse failure answers none; the
+    scorers record both, `score/stability_record.py`). A key that names a source not shown, or
+    a choice outside its comparison (the response schema rules both out), is a ValueError
+    naming the call."""
+    where = {source: i for i, source in enumerate(shown, start=1)}
     choices = []
-    for cid, key in comparisons.items():
-        answer = prediction.get(cid)
-        if not isinstance(answer, Mapping) or answer.get("winner") not in labels:
-            continue
+    for key, source in chosen.items():
         a, b = comparison_pair(key)
         if a not in where or b not in where:
             raise ValueError(
-                f"conversation {conversation} turn {turn} comparison {cid}: key {key!r} names a "
-                f"source the labels lack (labels show {sorted(where)})"
+                f"conversation {conversation} turn {turn} comparison {key}: names a source "
+                f"not shown (shown: {', '.join(shown)})"
             )
-        if labels[answer["winner"]] not in (a, b):
+        if source not in (a, b):
             raise ValueError(
-                f"conversation {conversation} turn {turn} comparison {cid}: the winner "
-                f"{answer['winner']!r} is neither of the compared replies ({a}, {b})"
+                f"conversation {conversation} turn {turn} comparison {key}: the choice "
+                f"{source!r} is neither of the compared replies ({a}, {b})"
             )
         earlier, later = sorted((a, b), key=where.__getitem__)
+        positions = (where[earlier], where[later])
         choices.append(
-            PairChoice(
-                conversation,
-                epoch,
-                turn,
-                key,
-                earlier,
-                later,
-                (where[earlier], where[later]),
-                labels[answer["winner"]],
-            )
+            PairChoice(conversation, epoch, turn, key, earlier, later, positions, source)
         )
     return choices
 
@@ -282,6 +266,78 @@ class PositionConsistency:
     rule: str = RULES["position_consistency"]
 
 
+@dataclass(frozen=True)
+class _SwapTable:
+    """Per conversation (rows): earlier choices and choices per displayed pair of positions
+    (cells; for the chooser's own position shares q), swaps per pair of cells (for the chance
+    of each swap), swaps, and consistent swaps."""
+
+    earlier: Matrix
+    shown: Matrix
+    swap_cells: Matrix
+    swaps: Matrix
+    consistent: Matrix
+
+    def chance(self, draws: Matrix) -> Matrix:
+        """The content-blind chance of the swaps of each draw of rows (a row of counts per
+        replicate; one row of ones for the data itself)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q = (draws @ self.earlier) / (draws @ self.shown)  # (draws, cells)
+            pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]
+            pair = np.nan_to_num(pair.reshape(len(q), -1))
+            result: Matrix = ((draws @ self.swap_cells) * pair).sum(axis=1) / (draws @ self.swaps)[
+                :, 0
+            ]
+        return result
+
+
+def _swap_table(choices: Sequence[PairChoice], conversations: Sequence[str]) -> _SwapTable:
+    row = {conv: i for i, conv in enumerate(conversations)}
+    cell = {pair: i for i, pair in enumerate(sorted({c.positions for c in choices}))}
+    cells, n = len(cell), len(conversations)
+    table = _SwapTable(
+        earlier=np.zeros((n, cells)),
+        shown=np.zeros((n, cells)),
+        swap_cells=np.zeros((n, cells * cells)),
+        swaps=np.zeros((n, 1)),
+        consistent=np.zeros((n, 1)),
+    )
+    by_comparison: dict[tuple[str, int, str], list[PairChoice]] = defaultdict(list)
+    for c in choices:
+        i = row[c.conversation]
+        table.earlier[i, cell[c.positions]] += c.chose_earlier
+        table.shown[i, cell[c.positions]] += 1
+        by_comparison[(c.conversation, c.turn, c.comparison)].append(c)
+    for (conversation, _, _), group in by_comparison.items():
+        i = row[conversation]
+        for a, b in itertools.combinations(sorted(group, key=lambda c: c.epoch), 2):
+            if a.earlier == b.earlier:
+                continue
+            table.swaps[i, 0] += 1
+            table.consistent[i, 0] += a.chosen == b.chosen
+            table.swap_cells[i, cell[a.positions] * cells + cell[b.positions]] += 1
+    return table
+
+
+@dataclass(frozen=True)
+class ConsistencyPoint:
+    swaps: int
+    consistency: float
+    chance: float
+
+
+def consistency_point(choices: Sequence[PairChoice]) -> ConsistencyPoint | None:
+    """Position consistency and its content-blind chance without intervals (cheap enough for a
+    log metric, which Inspect recomputes as a run goes); None without a swap."""
+    conversations = sorted({c.conversation for c in choices})
+    table = _swap_table(choices, conversations)
+    swaps = int(table.swaps.sum())
+    if swaps == 0:
+        return None
+    chance = float(table.chance(np.ones((1, len(conversations))))[0])
+    return ConsistencyPoint(swaps, float(table.consistent.sum() / swaps), chance)
+
+
 def position_consistency(
     choices: Sequence[PairChoice],
     *,
@@ -321,60 +377,16 @@ def position_consistency(
         return PositionConsistency(
             epochs, 0, len(conversations), EMPTY, NAN, EMPTY, "too few epochs"
         )
-    row = {conv: i for i, conv in enumerate(conversations)}
-    cell = {pair: i for i, pair in enumerate(sorted({c.positions for c in choices}))}
-    cells = len(cell)
-    n = len(conversations)
-    # Per conversation: earlier choices and choices per displayed pair (for q), swaps per pair
-    # of displayed pairs (for chance), swaps and consistent swaps.
-    earlier = np.zeros((n, cells))
-    shown = np.zeros((n, cells))
-    swap_cells = np.zeros((n, cells * cells))
-    swaps = np.zeros((n, 1))
-    consistent = np.zeros((n, 1))
-    by_comparison: dict[tuple[str, int, str], list[PairChoice]] = defaultdict(list)
-    for c in choices:
-        i = row[c.conversation]
-        earlier[i, cell[c.positions]] += c.chose_earlier
-        shown[i, cell[c.positions]] += 1
-        by_comparison[(c.conversation, c.turn, c.comparison)].append(c)
-    for (conversation, _, _), group in by_comparison.items():
-        i = row[conversation]
-        for a, b in itertools.combinations(sorted(group, key=lambda c: c.epoch), 2):
-            if a.earlier == b.earlier:
-                continue
-            swaps[i, 0] += 1
-            consistent[i, 0] += a.chosen == b.chosen
-            swap_cells[i, cell[a.positions] * cells + cell[b.positions]] += 1
-    total = int(swaps.sum())
+    table = _swap_table(choices, conversations)
+    n, total = len(conversations), int(table.swaps.sum())
     if total == 0:
         return PositionConsistency(epochs, 0, n, EMPTY, NAN, EMPTY, "too little data")
-
-    def chance_of(
-        earlier_sum: Matrix, shown_sum: Matrix, swap_sum: Matrix, swaps_sum: Matrix
-    ) -> Matrix:
-        """Per row (the data, or a replicate), the content-blind chance of its swaps."""
-        q = earlier_sum / shown_sum  # (rows, cells)
-        pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]
-        pair = np.nan_to_num(pair.reshape(q.shape[0], cells * cells))
-        result: Matrix = (swap_sum * pair).sum(axis=1) / swaps_sum[:, 0]
-        return result
-
-    chance = float(
-        chance_of(
-            earlier.sum(0, keepdims=True),
-            shown.sum(0, keepdims=True),
-            swap_cells.sum(0, keepdims=True),
-            swaps.sum(0, keepdims=True),
-        )[0]
-    )
+    chance = float(table.chance(np.ones((1, n)))[0])
     counts = resample_counts(n, resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
-        replicate_consistency = ((counts @ consistent) / (counts @ swaps))[:, 0]
-        replicate_chance = chance_of(
-            counts @ earlier, counts @ shown, counts @ swap_cells, counts @ swaps
-        )
-    estimate = float(consistent.sum() / total)
+        replicate_consistency = ((counts @ table.consistent) / (counts @ table.swaps))[:, 0]
+        replicate_chance = table.chance(counts)
+    estimate = float(table.consistent.sum() / total)
     low, high = percentile_interval(replicate_consistency[:, None], level)
     excess_low, excess_high = percentile_interval(
         (replicate_consistency - replicate_chance)[:, None], level
