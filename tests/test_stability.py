@@ -15,15 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.split import comparison_key
 from attunebench_inspect.score import stability as s
 from attunebench_inspect.score.stability import judges
 from attunebench_inspect.solve.identity import ModelIdentity, model_identity, self_judge
-from attunebench_inspect.solve.solver import pairwise_view
 from attunebench_inspect.tools import plan as p
-
-from .conftest import BUNDLED
 
 SOURCES = ("original", "alternate", "human")
 PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]

@@ -37,16 +37,19 @@ def epoch_composites(records: Sequence[StabilityRecord]) -> dict[str, list[float
     return {c: [e[k] for k in sorted(e)] for c, e in sorted(by_conversation.items())}
 
 
+def judged_drafts(records: Sequence[StabilityRecord]) -> dict[Draft, dict[str, JudgeVerdict]]:
+    """(conversation, epoch, turn) -> model role -> that judge's answer about the draft."""
+    return {
+        (r.conversation, r.epoch, turn): dict(verdicts)
+        for r in records
+        for turn, verdicts in r.verdicts.items()
+    }
+
+
 def run_panel(records: Sequence[StabilityRecord]) -> PanelData | None:
     """The panel's answers over every epoch's drafts; None with fewer than two judges."""
     roles = dict.fromkeys(role for r in records for role in r.judges)
-    if len(roles) < 2:
-        return None
-    judged: dict[Draft, dict[str, JudgeVerdict]] = {}
-    for r in records:
-        for turn, verdicts in r.verdicts.items():
-            judged[(r.conversation, r.epoch, turn)] = dict(verdicts)
-    return panel_data(list(roles), judged)
+    return panel_data(list(roles), judged_drafts(records)) if len(roles) >= 2 else None
 
 
 def log_metrics(records: Sequence[StabilityRecord]) -> dict[str, float]:

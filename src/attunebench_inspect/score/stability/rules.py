@@ -55,8 +55,8 @@ RULES: dict[str, str] = {
     ),
     "judge_agreement": (
         "Krippendorff's alpha (ordinal for ratings, nominal for yes/no/na) with a 95% bootstrap "
-        "CI over drafts; Krippendorff (2004): >= 0.8 reliable, 0.667-0.8 tentative, < 0.667 "
-        "unreliable"
+        "CI over conversations (each one's drafts drawn together); Krippendorff (2004): >= 0.8 "
+        "reliable, 0.667-0.8 tentative, < 0.667 unreliable"
     ),
     "judge_collapse": (
         f"a judge is collapsed on a criterion when one rating covers >= {COLLAPSE_SHARE:.0%} of "

@@ -199,13 +199,17 @@ def _gap(table: RunTable, first: str, second: str, label: str, settings: Setting
     )
 
 
+PHRASING_EFFECTS = ("OM: observer - HP-facing", "HP: observer - HP-facing")
+"""The gaps that are phrasing effects: the same binary question asked in two phrasings."""
+
+
 def perspective_gaps(tables: Sequence[RunTable], settings: Settings) -> list[Gap]:
     """Binary OM - Binary HP (what the model did vs what the participant wanted), and the
     phrasing effect (observer - HP-facing phrasing) of each."""
     specs = (
         ("binary_om_accuracy", "binary_hp_accuracy", "OM - HP"),
-        ("binary_om_accuracy", "binary_om_accuracy_hp_facing", "OM: observer - HP-facing"),
-        ("binary_hp_accuracy", "binary_hp_accuracy_hp_facing", "HP: observer - HP-facing"),
+        ("binary_om_accuracy", "binary_om_accuracy_hp_facing", PHRASING_EFFECTS[0]),
+        ("binary_hp_accuracy", "binary_hp_accuracy_hp_facing", PHRASING_EFFECTS[1]),
     )
     return [_gap(t, a, b, label, settings) for t in tables for a, b, label in specs]
 

@@ -14,6 +14,7 @@ from . import analyses
 from .filters import load_groups, parse_filter
 from .logs import Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
+from .stability import RankTable, RunStability, rank_tables, run_stability
 from .table import RunTable, run_table
 
 
@@ -51,6 +52,10 @@ class Report:
     """The profile task's runs: every profile metric with its bootstrap interval."""
     diagnosis_inference: list[analyses.DiagnosisInference] = field(default_factory=list)
     profile_capability: list[analyses.ProfileCapability] = field(default_factory=list)
+    stability: list[RunStability] = field(default_factory=list)
+    """Per run: position, reruns, the judge panel (docs/stability.md)."""
+    rank_stability: list[RankTable] = field(default_factory=list)
+    """Per mode: how often each pair of models keeps its order over bootstrap replicates."""
 
     def composite(self, model: str, mode: str = PRIMARY) -> float:
         """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
@@ -62,7 +67,10 @@ class Report:
 
 def _only(table: RunTable, keep: set[str]) -> RunTable:
     return dataclasses.replace(
-        table, conversations={k: v for k, v in table.conversations.items() if k in keep}
+        table,
+        conversations={k: v for k, v in table.conversations.items() if k in keep},
+        epoch_composites={k: v for k, v in table.epoch_composites.items() if k in keep},
+        records=[r for r in table.records if r.conversation in keep],
     )
 
 
@@ -80,16 +88,26 @@ def build_report(
     (task, model, mode) among `logs` (files or folders). Never re-runs a model."""
     named = load_groups(groups)
     runs, skipped = read_runs(logs)
-    # Each table reads its run's summaries, then lets them go.
-    tables = [run_table(r) for r in runs if not is_profile_run(r)]
-    profile_tables = [profile_table(r) for r in runs if is_profile_run(r)]
-    if where:
-        selects = parse_filter(where, named)
-        tables, profile_tables = (
-            [_only(t, {i for i, c in t.conversations.items() if selects(c.facts)}) for t in group]
-            for group in (tables, profile_tables)
-        )
     settings = analyses.Settings(resamples=resamples, seed=seed)
+    selects = parse_filter(where, named) if where else None
+
+    def kept(table: RunTable) -> RunTable:
+        if selects is None:
+            return table
+        return _only(table, {i for i, c in table.conversations.items() if selects(c.facts)})
+
+    # Each table reads its run's summaries, then lets them go; a run's stability records go
+    # once its stability is computed (a sweep's would not fit in memory together).
+    tables, perspective, stability = [], [], []
+    for run in runs:
+        if is_profile_run(run):
+            continue
+        table = kept(run_table(run))
+        gaps = analyses.perspective_gaps([table], settings)
+        perspective += gaps
+        stability.append(run_stability(run, table, gaps, settings))
+        tables.append(dataclasses.replace(table, records=[]))
+    profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
     metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
     pairs = analyses.distinguishability(tables, settings)
     counts: dict[str, dict[str, list[int]]] = {}
@@ -110,7 +128,7 @@ def build_report(
         leaderboard=analyses.leaderboard(tables, settings, metrics),
         distinguishability=pairs,
         distinguished=counts,
-        perspective=analyses.perspective_gaps(tables, settings),
+        perspective=perspective,
         drift=analyses.turn_drift(tables, settings),
         capability=analyses.capability_split(tables),
         win_rates=analyses.win_rates(tables),
@@ -123,4 +141,6 @@ def build_report(
         subgroups=analyses.compare_subgroup(tables, parse_filter(compare, named), settings)
         if compare
         else [],
+        stability=stability,
+        rank_stability=rank_tables(tables, settings),
     )

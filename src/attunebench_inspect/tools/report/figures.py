@@ -31,6 +31,7 @@ from ...score.catalog import label, spec
 from .analyses import THIRDS, CapabilitySplit, Drift, Gap, LeaderRow, SubgroupRow, WinRates
 from .build import Report
 from .render import catalog_order, models_besides_chance, number, shown_drift
+from .stability import RankTable, RunStability
 from .table import CHANCE_LABEL
 
 if TYPE_CHECKING:  # newer than the oldest matplotlib the `plots` extra allows
@@ -436,6 +437,85 @@ def win_rates(wins: WinRates) -> Figure:
     return figure
 
 
+# --- stability ---------------------------------------------------------------------------------
+
+
+def position_shares(mode: str, runs: Sequence[RunStability]) -> Figure:
+    """Per model, the share of its pairwise choices that went to each display position, with
+    its 95% bootstrap CI, beside the share a chooser blind to position gives it."""
+    runs = [r for r in runs if r.position_bias.positions]
+    figure = _figure(WIDTH, 1.6 + 0.75 * len(runs))
+    ax = figure.subplots()
+    offsets = (-0.25, 0.0, 0.25)
+    for k, offset in enumerate(offsets):
+        shares = [r.position_bias.positions[k] for r in runs if len(r.position_bias.positions) > k]
+        rows = [i + offset for i, r in enumerate(runs) if len(r.position_bias.positions) > k]
+        intervals = [s.share for s in shares]
+        ax.barh(
+            rows,
+            np.nan_to_num([i.estimate for i in intervals]),
+            xerr=_errors(intervals),
+            height=0.24,
+            color=SERIES[k],
+            label=f"position {k + 1}" + (" (shown first)" if k == 0 else ""),
+            error_kw={"ecolor": "black", "capsize": 2, "linewidth": 0.8},
+        )
+        ax.scatter(
+            [s.expected for s in shares],
+            rows,
+            marker="|",
+            s=160,
+            color="black",
+            zorder=3,
+            label="expected if blind to position" if k == 0 else None,
+        )
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the model's pairwise choices (0 to 1)")
+    _model_rows(ax, [r.model for r in runs])
+    _numbers_on_right(
+        ax,
+        [f"earlier {_show(r.position_bias.earlier, 2)}: {r.position_bias.verdict}" for r in runs],
+    )
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=4)
+    _title(
+        figure,
+        f"Pairwise choices by display position ({mode}), 95% bootstrap CI; right: the share "
+        "that went to the earlier-shown reply (1/2 if blind to position) and the verdict",
+    )
+    return figure
+
+
+def rank_matrix(ranks: RankTable) -> Figure:
+    """For every pair of models, the share of bootstrap replicates in which their order holds;
+    * where it is settled."""
+    matrix = np.array(ranks.holds, dtype=float)
+    texts = [
+        [
+            "" if np.isnan(v) else _decimal(v) + ("*" if ranks.settled[i][j] else "")
+            for j, v in enumerate(row)
+        ]
+        for i, row in enumerate(matrix)
+    ]
+    names = [
+        f"{short(m)} ({_decimal(e, 1)})" for m, e in zip(ranks.models, ranks.estimates, strict=True)
+    ]
+    figure = _figure(min(WIDTH, 5.5 + 0.9 * len(names)), 3.4 + 0.55 * len(names))
+    ax = figure.subplots()
+    cmap = _sequential()
+    # An order holds in at least half of the replicates but by ties: the colour spans 1/2 (a
+    # coin toss) to 1 (every replicate).
+    _grid(ax, np.clip(2 * matrix - 1, 0, 1), texts, cmap, names, names)
+    ax.set_xlabel("model (Composite)")
+    ax.set_ylabel("model (Composite), highest first")
+    _colorbar(figure, ax, cmap, 0.5, 1, "share of replicates keeping the order")
+    _title(
+        figure,
+        f"Rank stability ({ranks.mode}): how often each pair keeps its order over "
+        f"{ranks.resamples} bootstrap replicates; * settled (>= {ranks.threshold})",
+    )
+    return figure
+
+
 # --- all of them -------------------------------------------------------------------------------
 
 
@@ -457,6 +537,11 @@ def _mode_charts(report: Report, mode: str) -> Iterator[Chart]:
         yield Chart(f"spearman_{mode}", mode, spearman(split))
     for wins in (w for w in report.win_rates if w.mode == mode and len(w.models) >= 2):
         yield Chart(f"win_rates_{mode}", mode, win_rates(wins))
+    runs = [r for r in report.stability if r.mode == mode and r.position_bias.positions]
+    if runs:
+        yield Chart(f"position_{mode}", mode, position_shares(mode, runs))
+    for ranks in (r for r in report.rank_stability if r.mode == mode):
+        yield Chart(f"rank_stability_{mode}", mode, rank_matrix(ranks))
 
 
 def charts(report: Report) -> list[Chart]:

@@ -69,12 +69,18 @@ class HeaderConfig(_Record):
     limit: int | list[int] | tuple[int, int] | None = None
 
 
+class HeaderRole(_Record):
+    model: str
+
+
 class HeaderSpec(_Record):
     task: str
     model: str
     created: str
     metadata: dict[str, Any] | None = None
     config: HeaderConfig = HeaderConfig()
+    model_roles: dict[str, HeaderRole | list[HeaderRole]] | None = None
+    """The model roles the run was given (the judge panel: `judge`, `judge_2`, ...)."""
 
     @property
     def ran_no_sample(self) -> bool:

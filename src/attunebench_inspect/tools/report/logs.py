@@ -15,6 +15,7 @@ from ...solve.modes import PRIMARY
 from .log_fields import RunHeader, SampleRow, local_path, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
+STABILITY_SCORER = "stability_scorer"
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
 """How reading a log that is not whole fails (a copy cut short, a writer not done; Inspect's own
 reader says "EOCD not found"), locally or remotely."""

@@ -13,8 +13,9 @@ from numpy.typing import NDArray
 
 from ...score.catalog import PILLAR_NAMES
 from ...score.metrics import composite, nanmean
+from ...score.stability_record import StabilityRecord, read_record
 from .log_fields import SampleRow
-from .logs import COMPOSITE_SCORER, Run
+from .logs import COMPOSITE_SCORER, STABILITY_SCORER, Run
 
 CHANCE_MODEL = "attunebench/random"
 CHANCE_LABEL = "chance"
@@ -55,6 +56,10 @@ class RunTable:
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per model role (or model), the token totals of the run."""
     wall_seconds: float = float("nan")
+    epoch_composites: dict[str, list[float]] = field(default_factory=dict)
+    """Per conversation, its Composite in each scored epoch, in epoch order."""
+    records: list[StabilityRecord] = field(default_factory=list)
+    """Each scored sample-epoch's stability record (none in logs of task version 3-A)."""
 
     @property
     def label(self) -> str:
@@ -152,6 +157,11 @@ def _tokens(summary: SampleRow) -> dict[str, int]:
     return dict(totals)
 
 
+def _epoch_composite(summary: SampleRow) -> float:
+    values = _values(summary)
+    return float(composite(*(values.get(p, float("nan")) for p in PILLAR_NAMES)))
+
+
 def run_table(run: Run) -> RunTable:
     by_id: dict[str, list[SampleRow]] = defaultdict(list)
     errors: dict[str, str] = {}
@@ -161,7 +171,16 @@ def run_table(run: Run) -> RunTable:
         else:
             errors[str(summary.id)] = (summary.error or "not scored").splitlines()[0]
     conversations = {}
+    epoch_composites = {}
+    records = []
     for sample_id, epochs in by_id.items():
+        epochs.sort(key=lambda s: s.epoch)
+        epoch_composites[sample_id] = [_epoch_composite(s) for s in epochs]
+        for summary in epochs:
+            stability = (summary.scores or {}).get(STABILITY_SCORER)
+            record = read_record(sample_id, stability.metadata if stability else None)
+            if record is not None:
+                records.append(record)
         turns: dict[int, list[dict[str, float]]] = defaultdict(list)
         for summary in epochs:
             for number, values in _turns(summary).items():
@@ -196,4 +215,6 @@ def run_table(run: Run) -> RunTable:
         errors=errors,
         usage=usage,
         wall_seconds=wall,
+        epoch_composites=epoch_composites,
+        records=records,
     )
