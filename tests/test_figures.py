@@ -72,7 +72,10 @@ def _outside(figure: Figure) -> list[str]:
 
 def test_every_figure_has_its_axes_units_and_title(report: Report) -> None:
     found = _by_name(report)
-    every_mode = ("composite", "metrics", "perspective", "drift", "subgroup", "win_rates")
+    every_mode = (
+        "composite", "metrics", "perspective", "drift", "subgroup", "win_rates", "position",
+        "rank_stability",
+    )  # fmt: skip
     assert set(found) == {
         *(f"{kind}_{mode}" for kind in every_mode for mode in ("default", "verbose")),
         "spearman_default",
@@ -102,6 +105,20 @@ def test_every_figure_has_its_axes_units_and_title(report: Report) -> None:
         "OM - HP", "OM: observer - HP-facing", "HP: observer - HP-facing",
     ]  # fmt: skip
     assert {x for x, _ in _axes(gaps) if x} == {"difference (percentage points)"}
+
+    position = found["position_default"].figure
+    assert _axes(position) == [("share of the model's pairwise choices (0 to 1)", "model")]
+    legend = position.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "expected if blind to position", "position 1 (shown first)", "position 2", "position 3",
+    ]  # fmt: skip
+    verdicts = position.axes[0].child_axes[0].get_yticklabels()  # earlier share and verdict
+    assert len(verdicts) == 4 and all("earlier" in t.get_text() for t in verdicts)
+    ranks = found["rank_stability_default"].figure.axes[0]
+    assert (
+        len(ranks.texts) == 4 * 4
+        and "settled" in found["rank_stability_default"].figure.get_suptitle()
+    )
 
     drift = found["drift_default"].figure
     assert [y for _, y in _axes(drift)] == [scale(m) for m in DRIFT_METRICS]

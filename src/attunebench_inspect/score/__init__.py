@@ -11,7 +11,7 @@ from .scorers import (
     emotion_scorer,
     pairwise_scorer,
     pooled_binary,
-    stability,
+    stability_figures,
     stability_scorer,
 )
 
@@ -26,6 +26,6 @@ __all__ = [
     "emotion_scorer",
     "pairwise_scorer",
     "pooled_binary",
-    "stability",
+    "stability_figures",
     "stability_scorer",
 ]

@@ -177,7 +177,7 @@ def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
 
 
 @metric(scores="unreduced")
-def stability() -> Metric:
+def stability_figures() -> Metric:
     """The stability figures that apply to the run (`stability_metrics.log_metrics`), from every
     epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
 
@@ -188,7 +188,7 @@ def stability() -> Metric:
     return calculate
 
 
-@scorer(metrics=[stability()])
+@scorer(metrics=[stability_figures()])
 def stability_scorer(codebook: str | None = None) -> Scorer:
     """What the stability instruments read of each sample and epoch (its metadata: the epoch,
     the Composite, each pairwise call's display order and choices, each judge's answers), and

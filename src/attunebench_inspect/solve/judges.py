@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from collections.abc import Collection, Mapping
 
 from inspect_ai.model import Model, model_roles
@@ -91,7 +92,8 @@ def panel_at_creation(allowed: bool) -> dict[str, object]:
         return {}
     roles = model_roles()
     judges = {role: str(roles[role]) for role in checked_panel(roles)}
-    return {"judges": judges, "self_judge": say_self_judging(str(model), judges, allowed)}
+    related = say_self_judging(str(model), judges, allowed, at_start=True)
+    return {"judges": judges, "self_judge": related}
 
 
 def self_judging(model: str, judges: Mapping[str, str]) -> dict[str, SelfJudge]:
@@ -102,25 +104,30 @@ def self_judging(model: str, judges: Mapping[str, str]) -> dict[str, SelfJudge]:
 
 
 def self_judge_line(model: str, judges: Mapping[str, str], related: Mapping[str, SelfJudge]) -> str:
-    named = "; ".join(
-        f"role {role} is {judges[role]} ({relation})" for role, relation in related.items()
-    )
+    named = "; ".join(f"{role} {judges[role]} ({relation})" for role, relation in related.items())
     return (
-        f"self-judging: the evaluated model is {model} and the judge panel's {named}: a judge "
-        "tends to favour its own kind of writing, so the draft metrics may be inflated; "
-        "-T allow_self_judge=true says it is meant and silences this line"
+        f"self-judging: the judge panel has the evaluated model {model} or its family: "
+        f"{named}; its draft ratings may favour its own writing (-T allow_self_judge=true if "
+        "meant)"
     )
 
 
 _SAID: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
 
 
-def say_self_judging(model: str, judges: Mapping[str, str], allowed: bool) -> dict[str, SelfJudge]:
-    """Self-judging in this run, said once per process and run set-up (the task says it when it
-    is made, the solver when roles were bound after, as in `eval(task, model_roles=...)`)."""
+def say_self_judging(
+    model: str, judges: Mapping[str, str], allowed: bool, *, at_start: bool
+) -> dict[str, SelfJudge]:
+    """Self-judging in this run, in one line: printed when the task is made (`at_start`,
+    before Inspect's display starts, so the line stays one line), or else logged by the solver
+    once per process (a task made before its eval, as in `eval(task, model_roles=...)`)."""
     related = self_judging(model, judges)
     key = (model, tuple(judges.items()))
-    if related and not allowed and key not in _SAID:
+    if related and not allowed and (at_start or key not in _SAID):
         _SAID.add(key)
-        logger.warning(self_judge_line(model, judges, related))
+        line = self_judge_line(model, judges, related)
+        if at_start:
+            print(line, file=sys.stderr)
+        else:
+            logger.warning(line)
     return related

@@ -437,9 +437,8 @@ def attunebench_solver(
         judges = {
             role: get_model(role=role, required=True) for role in checked_panel(model_roles())
         }
-        say_self_judging(
-            str(model), {role: str(judge) for role, judge in judges.items()}, allow_self_judge
-        )
+        named = {role: str(judge) for role, judge in judges.items()}
+        say_self_judging(str(model), named, allow_self_judge, at_start=False)
         walk = ConversationWalk(
             conv,
             codebook,

@@ -193,6 +193,65 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..data.problems import InputError
+    from ..solve.modes import PRIMARY
+    from .estimate import Prices, TokenizerMissing, default_tokenizer
+    from .plan import Pilot, Variances, pilot_from_logs, plan_document, plan_lines, plan_rows
+    from .plan import priced as priced_rows
+
+    models: list[str] = args.model or []
+    try:
+        if bool(args.pilot) == bool(args.variances):
+            raise ValueError("give the pilot's logs (--pilot) or the variances (--variances)")
+        if models and not (args.price_in and args.price_out):
+            raise ValueError("--price-in and --price-out are required with --model")
+        inputs = _per_model("price-in", args.price_in or [], len(models))
+        outputs = _per_model("price-out", args.price_out or [], len(models))
+        if args.variances and min(args.variances) < 0:
+            raise ValueError(f"--variances must not be negative; got {args.variances}")
+    except ValueError as ex:
+        print(f"attunebench plan: {ex}", file=sys.stderr)
+        return 2
+    try:
+        pilot = (
+            pilot_from_logs(args.pilot, args.models, args.mode)
+            if args.pilot
+            else Pilot("stated", Variances(*args.variances))
+        )
+        rows = plan_rows(
+            pilot,
+            args.difference,
+            target=args.power,
+            alpha=args.alpha,
+            max_epochs=args.max_epochs,
+            available=args.available,
+        )
+        priced = priced_rows(
+            rows,
+            [(m, Prices(i, o)) for m, i, o in zip(models, inputs, outputs, strict=True)],
+            data=args.data,
+            codebook=load_codebook(args.codebook),
+            mode=args.mode or PRIMARY,
+            judge=args.judge,
+            tokenizer=args.tokenizer or default_tokenizer(),
+        )
+    except (InputError, TokenizerMissing, FileNotFoundError) as ex:
+        print(f"attunebench plan: {ex}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        text = plan_document(pilot, args.difference, args.power, args.alpha, priced)
+    else:
+        text = "\n".join(plan_lines(pilot, args.difference, args.power, args.alpha, priced)) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def _human_export(args: argparse.Namespace) -> int:
     from ..data.problems import InputError
     from .human.export import export_page
@@ -374,6 +433,68 @@ def _add_estimate(commands: Commands) -> None:
     estimate.set_defaults(run=_estimate)
 
 
+def _add_plan(commands: Commands) -> None:
+    from ..solve.modes import MODES
+    from .estimate import TOKENIZERS
+
+    plan = commands.add_parser(
+        "plan",
+        help="how many conversations and epochs separate two models at a Composite difference, "
+        "with what power, at what cost (from a pilot's logs or stated variances)",
+    )
+    plan.add_argument(
+        "--pilot",
+        nargs="+",
+        metavar="LOG",
+        help="the pilot's logs (files or folders): two runs of one mode with --epochs 2 or more",
+    )
+    plan.add_argument("--models", nargs=2, metavar=("A", "B"), help="the pilot's two models")
+    plan.add_argument("--mode", choices=MODES, help="the pilot's mode, and the mode priced")
+    plan.add_argument(
+        "--variances",
+        nargs=3,
+        type=float,
+        metavar=("BETWEEN", "WITHIN_A", "WITHIN_B"),
+        help="instead of a pilot, in Composite points squared: the between-conversation "
+        "variance of the two models' difference, and each model's variance of a conversation's "
+        "Composite across epochs",
+    )
+    plan.add_argument(
+        "--difference",
+        type=float,
+        required=True,
+        help="the true Composite difference to detect, in points",
+    )
+    plan.add_argument("--power", type=float, default=0.8, help="the power wanted (default 0.8)")
+    plan.add_argument("--alpha", type=float, default=0.05, help="the test's level (default 0.05)")
+    plan.add_argument("--max-epochs", type=int, default=5, help="epochs from 1 to this (default 5)")
+    plan.add_argument(
+        "--available", type=int, help="conversations the data set has: marks larger plans"
+    )
+    plan.add_argument(
+        "--model", nargs="+", help="model name(s) to price (needs --price-in and --price-out)"
+    )
+    for name, what in (("in", "input"), ("out", "output")):
+        plan.add_argument(
+            f"--price-{name}",
+            type=float,
+            nargs="+",
+            metavar="USD_PER_MTOK",
+            help=f"{what} price in US dollars per million tokens: one, or one per model",
+        )
+    plan.add_argument(
+        "--data", help="the conversations priced (default: the bundled set), as the estimate's"
+    )
+    plan.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
+    plan.add_argument("--judge", action="store_true", help="price a judge's calls too")
+    plan.add_argument("--tokenizer", choices=TOKENIZERS, help="as attunebench estimate's")
+    plan.add_argument(
+        "--format", choices=("terminal", "json"), default="terminal", help="output format"
+    )
+    plan.add_argument("--output", "-o", help="write the output to this file, not stdout")
+    plan.set_defaults(run=_plan)
+
+
 def _add_human(commands: Commands) -> None:
     human = commands.add_parser(
         "human",
@@ -449,6 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_composite,
         _add_report,
         _add_estimate,
+        _add_plan,
         _add_human,
         _add_conformance,
         _add_metrics,
