@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import Task, eval
-from inspect_ai.scorer import Scorer
+from inspect_ai.scorer import Score, Scorer
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, run_metrics
 
 from attunebench_inspect.data import load_codebook, load_conversations
@@ -20,6 +20,7 @@ from attunebench_inspect.score import (
     emotion_scorer,
     pairwise_scorer,
     pooled_binary,
+    stability_figures,
     stability_scorer,
 )
 from attunebench_inspect.score.catalog import of_family
@@ -88,3 +89,34 @@ def test_pooled_binary_agreeing_epochs_change_nothing() -> None:
     assert_agreeing_epochs_change_nothing(
         [pooled_binary()], [_counts(1, 1, 0, 2), _counts(2, 0, 1, 1)]
     )
+
+
+def _record(epoch: int, composite: float, shown: list[str], chosen: str) -> Score:
+    metadata = {
+        "epoch": epoch,
+        "composite": composite,
+        "judges": {},
+        "turn_01/pairwise": {"shown": shown, "chosen": {"general:alternate-original": chosen}},
+    }
+    return Score(value={"pairwise_choices": 1.0}, metadata=metadata)
+
+
+def test_the_stability_figures_read_every_epoch_unreduced() -> None:
+    first, swapped = ["original", "alternate", "human"], ["alternate", "original", "human"]
+    # Conversation a keeps "original" when the pair swaps (the earlier, then the later reply);
+    # b picks the earlier reply both times. Earlier share 3/4; consistency 1/2; the chance of a
+    # chooser with the same earlier share q = 3/4: 2 q (1 - q) = 3/8 per swap; run Composites
+    # 40 and 43 across epochs, SD 2.1213; too few conversations for an ICC, no judge panel.
+    values = run_metrics(
+        [stability_figures()],
+        [
+            [_record(1, 50.0, first, "original"), _record(2, 52.0, swapped, "original")],
+            [_record(1, 30.0, first, "original"), _record(2, 34.0, swapped, "alternate")],
+        ],
+    )
+    assert values == {
+        "pairwise_earlier_share": pytest.approx(0.75),
+        "position_consistency": pytest.approx(0.5),
+        "position_consistency_excess": pytest.approx(0.125),
+        "composite_epoch_sd": pytest.approx(2.1213203),
+    }

@@ -19,6 +19,7 @@ from attunebench_inspect.data.split import comparison_key
 from attunebench_inspect.score import stability as s
 from attunebench_inspect.score.stability import judges
 from attunebench_inspect.solve.identity import ModelIdentity, model_identity, self_judge
+from attunebench_inspect.solve.predictions import JudgeVerdict
 from attunebench_inspect.tools import plan as p
 
 SOURCES = ("original", "alternate", "human")
@@ -873,3 +874,29 @@ def test_power_stays_in_range_and_grows_with_conversations(
     value = p.power(difference, variances, n, epochs)
     assert 0.05 - 1e-9 <= value <= 1
     assert p.power(difference, variances, n + 10, epochs) >= value - 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.none()
+        | st.builds(
+            lambda r, a: JudgeVerdict({"overall": r}, {"B1": a}),
+            st.integers(1, 7),
+            st.sampled_from(s.ANSWER_DOMAIN),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_panel_verdict_stays_within_its_judges(verdicts: list[JudgeVerdict | None]) -> None:
+    panel = s.panel_verdict(verdicts)
+    given_ = [v for v in verdicts if v is not None]
+    if not given_:
+        assert panel is None
+        return
+    assert panel is not None
+    ratings = [v.ratings["overall"] for v in given_]
+    assert min(ratings) <= panel.ratings["overall"] <= max(ratings)
+    answers = [v.binary["B1"] for v in given_]
+    assert answers.count(panel.binary["B1"]) == max(answers.count(a) for a in answers)

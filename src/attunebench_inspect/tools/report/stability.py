@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...data.problems import InputError
 from ...score.stability import (
     ANSWER_DOMAIN,
     RANK_SETTLED,
@@ -32,10 +33,10 @@ from ...score.stability import (
 from ...score.stability.judges import panel_data
 from ...score.stability_metrics import judged_drafts
 from ...solve.identity import SelfJudge
-from ...solve.judges import self_judging
+from ...solve.judges import panel_roles, self_judging
 from .analyses import PHRASING_EFFECTS, Gap, Settings
 from .logs import Run
-from .table import RunTable
+from .table import CHANCE_LABEL, RunTable
 
 
 @dataclass(frozen=True)
@@ -107,11 +108,13 @@ def _judges(run: Run) -> tuple[dict[str, str], dict[str, SelfJudge], bool]:
     the model roles where the task was made before its eval) and whether it was allowed."""
     metadata = run.header.eval.metadata or {}
     roles = run.header.eval.model_roles or {}
-    judges = dict(metadata.get("judges") or {}) or {
-        role: config.model
-        for role, config in roles.items()
-        if role.startswith("judge") and not isinstance(config, list)
-    }
+    judges = dict(metadata.get("judges") or {})
+    if not judges:
+        try:
+            panel = panel_roles(list(roles))
+        except InputError:  # a log of roles the suite never ran with
+            panel = ()
+        judges = {r: c.model for r in panel if not isinstance(c := roles[r], list)}
     related = metadata.get("self_judge")
     if related is None:
         related = self_judging(run.model, judges)
@@ -186,12 +189,13 @@ def run_stability(
 
 
 def rank_tables(tables: Sequence[RunTable], settings: Settings) -> list[RankTable]:
-    """Per mode with two models or more: for every pair, the share of bootstrap replicates
-    (conversations, then epochs within each where a run has several) in which their order
-    holds."""
+    """Per mode with two models or more besides chance: for every pair, the share of
+    bootstrap replicates (conversations, then epochs within each where a run has several) in
+    which their order holds."""
     result = []
     for mode in sorted({t.mode for t in tables}):
-        group = [t for t in tables if t.mode == mode]
+        # The chance baseline is a baseline: ranks leave it out, as elsewhere in the report.
+        group = [t for t in tables if t.mode == mode and t.label != CHANCE_LABEL]
         if len(group) < 2:
             continue
         composites = {t.label: t.epoch_composites for t in group}
