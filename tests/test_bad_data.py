@@ -257,7 +257,7 @@ def test_a_mode_task_refuses_a_mode(tmp_path: Path) -> None:
             "omniscient",
             "seed=3",
             "unknown task parameter(s): seed; the parameters are data, codebook, shuffle_seed, "
-            "skip_invalid, answer_format, schedule",
+            "skip_invalid, answer_format, schedule, allow_self_judge",
         ),
         (
             "default",

@@ -116,7 +116,7 @@ def test_every_figure_has_its_axes_units_and_title(report: Report) -> None:
     assert len(verdicts) == 4 and all("earlier" in t.get_text() for t in verdicts)
     ranks = found["rank_stability_default"].figure.axes[0]
     assert (
-        len(ranks.texts) == 4 * 4
+        len(ranks.texts) == 3 * 3
         and "settled" in found["rank_stability_default"].figure.get_suptitle()
     )
 

@@ -18,12 +18,21 @@ from attunebench_inspect.data.profile import PROFILE_FIELDS
 from attunebench_inspect.data.profile_vocabulary import load_vocabulary
 from attunebench_inspect.data.split import comparison_key
 from attunebench_inspect.score import metrics as m
-from attunebench_inspect.score.catalog import CATALOG, COMPOSITE_INPUTS, POOLED_STATS, pooled_name
+from attunebench_inspect.score.catalog import (
+    BY_NAME,
+    CATALOG,
+    COMPOSITE_INPUTS,
+    POOLED_STATS,
+    pooled_name,
+)
 from attunebench_inspect.score.inputs import BINARY_VIEWS, BinaryView, PostInputs, TurnInputs
 from attunebench_inspect.score.metric_spec import MetricSpec
 from attunebench_inspect.score.pillars import pillars
 from attunebench_inspect.score.profile import ProfileInputs
 from attunebench_inspect.score.similarity import cosine
+from attunebench_inspect.score.stability import pair_choices
+from attunebench_inspect.score.stability_metrics import log_metrics
+from attunebench_inspect.score.stability_record import StabilityRecord
 from attunebench_inspect.solve.predictions import JudgeVerdict, PostPredictions
 from attunebench_inspect.solve.schemas import BRANCHES, JUDGE_CRITERIA
 
@@ -229,9 +238,48 @@ def test_the_follow_up_overlap_is_a_set_overlap(
         assert m.fuzzy_overlap(pred, pred) == 1.0
 
 
+STABILITY = [s for s in CATALOG if s.family == "stability"]
+judge_verdicts = st.builds(
+    lambda ratings, answers: JudgeVerdict(dict(zip(JUDGE_CRITERIA, ratings, strict=True)), answers),
+    st.lists(ratings, min_size=len(JUDGE_CRITERIA), max_size=len(JUDGE_CRITERIA)),
+    binary,
+)
+
+
+@st.composite
+def stability_records(draw: st.DrawFn) -> list[StabilityRecord]:
+    """A run's records: any number of conversations and epochs, any display orders and
+    choices, any Composites in its range, a panel of up to three judges answering anything."""
+    roles = ["judge", "judge_2", "judge_3"][: draw(st.integers(0, 3))]
+    records = []
+    for c in range(draw(st.integers(1, 6))):
+        for epoch in range(1, draw(st.integers(1, 3)) + 1):
+            shown = draw(st.permutations(SOURCES))
+            chosen = {k: draw(st.sampled_from(k.split(":")[1].split("-"))) for k in KEYS}
+            record = StabilityRecord(
+                f"c{c}",
+                epoch,
+                draw(st.floats(BY_NAME["composite"].low, 100)),
+                {r: "m" for r in roles},
+                pair_choices(f"c{c}", epoch, 1, shown, draw(st.sampled_from([{}, chosen]))),
+                {1: {r: draw(judge_verdicts) for r in roles}},
+            )
+            records.append(record)
+    return records
+
+
+@EXAMPLES
+@given(stability_records())
+def test_stability_figures_stay_in_range(records: list[StabilityRecord]) -> None:
+    values = log_metrics(records)
+    assert set(values) <= {s.name for s in STABILITY}
+    for name, value in values.items():
+        assert _in_range(BY_NAME[name], value), (name, value)
+
+
 def test_the_property_tests_cover_every_metric() -> None:
     covered = {
-        *(s.name for s in TURN + CONVERSATION + PROFILE + COMPOSITE),
+        *(s.name for s in TURN + CONVERSATION + PROFILE + COMPOSITE + STABILITY),
         *POOLED,
         "response_similarity",
     }

@@ -209,7 +209,7 @@ def _stability(report: Report) -> list[Table]:
                 r.position_bias.choices,
                 _ci(r.position_bias.earlier),
                 number(r.position_bias.chi2_p, 4),
-                r.position_bias.verdict,
+                _read(r, r.position_bias.verdict),
             ]
             for r in runs
         ],
@@ -240,7 +240,7 @@ def _stability(report: Report) -> list[Table]:
                 r.position_consistency.swaps,
                 _ci(r.position_consistency.consistency),
                 number(r.position_consistency.chance),
-                r.position_consistency.verdict,
+                _read(r, r.position_consistency.verdict),
                 *(_ci(g.points, 1) for g in r.phrasing_effect),
             ]
             for r in runs
@@ -293,6 +293,11 @@ def _stability(report: Report) -> list[Table]:
         "(docs/stability.md says how many).",
     )
     return [position, shares, content, reruns, *_judge_tables(report), *_rank_tables(report)]
+
+
+def _read(run: RunStability, verdict: str) -> str:
+    """A verdict, or why there is none: logs of task version 3-A keep no stability records."""
+    return verdict if run.records else "no records (a log of task version 3-A)"
 
 
 def _sentence(rule: str) -> str:
