@@ -351,11 +351,15 @@ def _profile(report: Report) -> list[Table]:
     """The profile task, where the logs have a profile run."""
     if not report.profile:
         return []
+    return [*_profile_scores(report), _profile_diagnoses(report), *_profile_capability(report)]
+
+
+def _profile_scores(report: Report) -> list[Table]:
     parts = [*PROFILE_SUMMARY, "profile_parse_failure_rate"]
     fields = [
         m for m in catalog_order({m for r in report.profile for m in r.metrics}) if m not in parts
     ]
-    result = [
+    return [
         Table(
             "Profile prediction (experimental): composite and parts (95% bootstrap CI over "
             "conversations)",
@@ -388,37 +392,44 @@ def _profile(report: Report) -> list[Table]:
                 for m in fields
             ],
         ),
-        Table(
-            "Profile prediction: diagnoses named vs reported",
-            [
-                "model",
-                "diagnosis",
-                "participants with it",
-                "base rate",
-                "named in",
-                "precision",
-                "recall",
-                "answers",
-            ],
-            [
-                [
-                    d.model,
-                    d.diagnosis,
-                    d.participants,
-                    number(d.base_rate),
-                    number(d.named_rate),
-                    number(d.precision),
-                    number(d.recall),
-                    d.answers,
-                ]
-                for d in report.diagnosis_inference
-            ],
-            "Base rate: the share of answers whose participant reported the diagnosis; named in: "
-            "the share of answers naming it (above the base rate: named more often than "
-            "reported). Precision and recall of naming it. Parse failures are left out.",
-            empty="No parsed profile answer.",
-        ),
     ]
+
+
+def _profile_diagnoses(report: Report) -> Table:
+    return Table(
+        "Profile prediction: diagnoses named vs reported",
+        [
+            "model",
+            "diagnosis",
+            "participants with it",
+            "base rate",
+            "named in",
+            "precision",
+            "recall",
+            "answers",
+        ],
+        [
+            [
+                d.model,
+                d.diagnosis,
+                d.participants,
+                number(d.base_rate),
+                number(d.named_rate),
+                number(d.precision),
+                number(d.recall),
+                d.answers,
+            ]
+            for d in report.diagnosis_inference
+        ],
+        "Base rate: the share of answers whose participant reported the diagnosis; named in: "
+        "the share of answers naming it (above the base rate: named more often than "
+        "reported). Precision and recall of naming it. Parse failures are left out.",
+        empty="No parsed profile answer.",
+    )
+
+
+def _profile_capability(report: Report) -> list[Table]:
+    result = []
     for split in report.profile_capability:
         title = (
             "Spearman rank correlation across models: profile task vs main-task metrics "
