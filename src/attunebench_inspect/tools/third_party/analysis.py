@@ -523,7 +523,12 @@ class SeparabilityTest:
     pairs: tuple[Pair, ...]
     verdict: Verdict
     reading: str
-    """One line: the verdict, why, and the rule."""
+    """The verdict and why, with the number of models and conversations."""
+
+    @property
+    def line(self) -> str:
+        """The one line a report prints: the reading and the rule it follows."""
+        return f"{self.reading} ({RULE})"
 
     def matrix(self, side: Literal["own", "third"]) -> list[list[float]]:
         """The tasks x tasks matrix of rho point estimates (1 on the diagonal), for the figure."""
@@ -561,7 +566,7 @@ def _no_verdict(scores: TaskScores, why: str, pairs: Sequence[Pair] = ()) -> Sep
         len(scores.conversations),
         tuple(pairs),
         "no verdict",
-        f"no verdict: {why} ({RULE})",
+        f"no verdict: {why}",
     )
 
 
@@ -660,5 +665,5 @@ def reviewers_test(
             f"too little data: {len(undecided)} of {len(tested)} task pair(s) separable under "
             f"self labels neither converge nor stay separable: {_names(undecided, 'third')}"
         )
-    reading = f"{verdict}: {why}; {size} ({RULE})"
+    reading = f"{verdict}: {why}; {size}"
     return SeparabilityTest(scores.models, scores.tasks, n_conv, tuple(pairs), verdict, reading)

@@ -22,12 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import RootModel
-
 from ...data import jsonfile
 from ...data.codebook import Codebook
 from ...data.panas import PANAS_ITEMS
-from ...data.problems import shorten
+from ...data.problems import InputError, shorten
 from ...data.split import (
     BinaryTruth,
     GroundTruth,
@@ -143,15 +141,31 @@ class ThirdParty:
         return found
 
 
-class _Identities(RootModel[dict[str, str]]):
-    pass
-
-
 def read_identities(path: str | Path) -> dict[str, str]:
     """An identities file: a JSON object, annotator -> the participant ID they had in the data
-    collection (only annotators who were participants need be listed). `DataError` lists its
-    problems, one located line each."""
-    return jsonfile.load_document(Path(path), "annotator identities", _Identities).value.root
+    collection (only annotators who were also participants need be listed). `InputError` names
+    the first problem in one located line."""
+    source = str(path)
+    try:
+        document = jsonfile.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError) as ex:
+        raise InputError(f"{source}: cannot be read as JSON ({type(ex).__name__})") from None
+    found = document.value
+    if not isinstance(found, dict):
+        raise InputError(
+            f"{source}: found {shorten(found)}; expected an object, annotator -> participant ID"
+        )
+    for annotator, participant in found.items():
+        if not isinstance(participant, str):
+            raise InputError(
+                f"{source}: {annotator}: found {shorten(participant)}; expected a participant ID "
+                "(text)"
+            )
+    if document.problems:
+        first = document.problems[0]
+        where = ".".join(map(str, first.loc))
+        raise InputError(f"{source}: {where}: found {first.found}; expected {first.expected}")
+    return found
 
 
 @dataclass
