@@ -835,6 +835,7 @@ def test_no_label_of_the_participant_reaches_the_third_party_labels(
 # --- the statistics, pinned to their libraries ----------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=2, max_size=40),
@@ -856,6 +857,7 @@ def test_kappa_is_sklearns(pairs: list[tuple[int, int]], weights: str) -> None:
         assert mine == pytest.approx(theirs, abs=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:An input array is constant")
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=3, max_size=9))
 def test_spearman_rows_is_scipys_with_ties(values: list[tuple[int, int]]) -> None:

@@ -488,12 +488,12 @@ MIN_CONVERSATIONS = FEW_CONVERSATIONS
 RULE = (
     "pre-registered rule (docs/third-party.md): a pair of tasks is separable under self labels "
     "when the upper end of the 95% bootstrap CI of its Spearman rho is below 0.7; such a pair "
-    "converges under third-party labels when the lower end of its third-party rho's CI at "
-    "1 - 0.05/m (Bonferroni over the m separable pairs) is at least 0.7, and stays separable when "
-    "the upper end of its third-party rho's 95% CI is below 0.7. Any pair converges: separability "
-    "depends on self-annotation; every pair stays separable: separability holds; otherwise "
-    "undecided. No verdict with fewer than 3 models, fewer than 10 shared conversations, or no "
-    "pair separable under self labels"
+    "converges under third-party labels when its third-party rho is at least 0.7 and the lower "
+    "end of the CI of the rise (third-party rho - self rho) at 1 - 0.05/m (Bonferroni over the m "
+    "separable pairs) is above 0, and stays separable when the upper end of its third-party rho's "
+    "95% CI is below 0.7. Any pair converges: separability depends on self-annotation; every "
+    "pair stays separable: separability holds; otherwise undecided. No verdict with fewer than 3 "
+    "models, fewer than 10 shared conversations, or no pair separable under self labels"
 )
 Verdict = Literal[
     "separability holds", "separability depends on self-annotation", "undecided", "no verdict"
@@ -508,10 +508,10 @@ class Pair:
     """Spearman rho of the two tasks' model rankings under self labels, 95% CI."""
     third: Interval
     """The same under third-party labels, 95% CI."""
-    third_corrected: Interval
-    """Under third-party labels at the Bonferroni level 1 - 0.05/m (EMPTY: pair not tested)."""
     change: Interval
-    """third - own, 95% CI (paired: the same draws)."""
+    """The rise, third - own, 95% CI (paired: the same draws)."""
+    change_corrected: Interval
+    """The rise at the Bonferroni level 1 - 0.05/m (EMPTY: the pair is not tested)."""
     status: PairStatus
 
 
@@ -570,10 +570,10 @@ def _no_verdict(scores: TaskScores, why: str, pairs: Sequence[Pair] = ()) -> Sep
     )
 
 
-def _names(pairs: Sequence[Pair], side: Literal["third", "third_corrected"]) -> str:
+def _names(pairs: Sequence[Pair]) -> str:
     return "; ".join(
         f"{TASK_LABELS.get(p.tasks[0], p.tasks[0])} / {TASK_LABELS.get(p.tasks[1], p.tasks[1])} "
-        f"(rho {p.own.estimate:.2f} -> {getattr(p, side).show()})"
+        f"(rho {p.own.estimate:.2f} -> {p.third.show()})"
         for p in pairs
     )
 
@@ -623,18 +623,18 @@ def reviewers_test(
     for p in pairs_at:
         third_ci = _interval(third_point[p], third[p], LEVEL, n_conv)
         change = _interval(third_point[p] - own_point[p], third[p] - own[p], LEVEL, n_conv)
-        corrected = EMPTY
+        rise = EMPTY
         status: PairStatus = "not separable under self labels"
         if p in tested:
-            corrected = _interval(third_point[p], third[p], corrected_level, n_conv)
-            if corrected.low >= STRONG:
+            rise = _interval(change.estimate, third[p] - own[p], corrected_level, n_conv)
+            if third_ci.estimate >= STRONG and rise.low > 0:
                 status = "converges"
             elif third_ci.high < STRONG:
                 status = "stays separable"
             else:
                 status = "undecided"
         names = (scores.tasks[p[0]], scores.tasks[p[1]])
-        pairs.append(Pair(names, own_ci[p], third_ci, corrected, change, status))
+        pairs.append(Pair(names, own_ci[p], third_ci, change, rise, status))
     if not tested:
         return _no_verdict(
             scores,
@@ -651,7 +651,7 @@ def reviewers_test(
         verdict = "separability depends on self-annotation"
         why = (
             f"{len(converging)} of {len(tested)} task pair(s) separable under self labels become "
-            f"strongly correlated under third-party labels: {_names(converging, 'third_corrected')}"
+            f"strongly correlated under third-party labels: {_names(converging)}"
         )
     elif len(staying) == len(tested):
         verdict = "separability holds"
@@ -663,7 +663,7 @@ def reviewers_test(
         verdict = "undecided"
         why = (
             f"too little data: {len(undecided)} of {len(tested)} task pair(s) separable under "
-            f"self labels neither converge nor stay separable: {_names(undecided, 'third')}"
+            f"self labels neither converge nor stay separable: {_names(undecided)}"
         )
     reading = f"{verdict}: {why}; {size}"
     return SeparabilityTest(scores.models, scores.tasks, n_conv, tuple(pairs), verdict, reading)
