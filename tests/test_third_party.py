@@ -31,9 +31,9 @@ from attunebench_inspect.data.split import (
     VisibleTurn,
     split,
 )
-from attunebench_inspect.report.bootstrap import EMPTY
-from attunebench_inspect.score.conversation import Records
-from attunebench_inspect.solve.record import CallRecord
+from attunebench_inspect.bootstrap import EMPTY
+from attunebench_inspect.solve.predictions import Records, Walk
+from attunebench_inspect.solve.call_record import CallRecord
 from attunebench_inspect.solve.solver import pairwise_labels
 from attunebench_inspect.tools.third_party.analysis import (
     POOLED,
@@ -155,9 +155,8 @@ class World:
                 cid: rescore_pair(
                     self.truth[cid],
                     agreed[cid].labels,
-                    self.model_records(cid, *planted),
+                    Walk("judge", self.model_records(cid, *planted)),
                     q3_options=self.codebook.q3_options,
-                    judged=True,
                 )
                 for cid in agreed
             }
@@ -410,7 +409,7 @@ def test_rescored_metrics_equal_the_hand_worked_example(codebook: Codebook, tmp_
     third = load_third_party([file], {HAND: _hand_conversation()}, {HAND: "P1"}, codebook)
     assert third.problems == () and third.notes == ()
     (labels,) = third.labels
-    values = rescore(labels, _hand_records(codebook), q3_options=codebook.q3_options, judged=True)
+    values = rescore(labels, Walk("judge", _hand_records(codebook)), q3_options=codebook.q3_options)
     expected = {
         "emotion_f1": 0.5,
         "emotion_va": 0.958974,
@@ -477,7 +476,7 @@ def test_self_and_third_party_scores_are_on_the_items_both_label(
         update={"turns": own_turns, "q3_model_fit": codebook.q3_options[-1], "q3_follow_up": []}
     )
     mine, theirs = rescore_pair(
-        own, tied, _hand_records(codebook), q3_options=codebook.q3_options, judged=False
+        own, tied, Walk(None, _hand_records(codebook)), q3_options=codebook.q3_options
     )
     assert set(mine) == set(theirs)
     # Preferred: turn 1 leaves B1 (na on our side) and B2 (na on theirs) out: NaN; turn 2

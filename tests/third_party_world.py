@@ -31,9 +31,9 @@ from attunebench_inspect.data.split import (
     TurnTruth,
     VisibleConversation,
 )
-from attunebench_inspect.human.answers import FORMAT
-from attunebench_inspect.score.conversation import Records
-from attunebench_inspect.solve.record import CallRecord
+from attunebench_inspect.providers.answers import FORMAT
+from attunebench_inspect.solve.predictions import Records
+from attunebench_inspect.solve.call_record import CallRecord
 from attunebench_inspect.solve.schemas import BRANCHES, JUDGE_CRITERIA
 from attunebench_inspect.solve.solver import pairwise_view
 

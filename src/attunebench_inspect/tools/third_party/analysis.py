@@ -30,9 +30,9 @@ from scipy.stats import rankdata
 from ...data.codebook import Codebook
 from ...data.panas import PANAS_ITEMS
 from ...data.split import GroundTruth, TurnTruth
-from ...human import is_human
-from ...report.analyses import FEW_CONVERSATIONS
-from ...report.bootstrap import (
+from ...providers import BASELINE_PROVIDER, is_human
+from ..report.analyses import FEW_CONVERSATIONS
+from ...bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     EMPTY,
@@ -431,7 +431,7 @@ def excluded_from_ranking(model: str) -> str | None:
     """Why a run is not one of the ranked models (None: it is): the offline baselines and the
     replayed human runs are no evaluated models, and a baseline that is last on every task would
     make every pair of task rankings agree."""
-    if model.startswith("attunebench/"):
+    if model.startswith(BASELINE_PROVIDER + "/"):
         return "an offline baseline"
     if is_human(model):
         return "a replayed human run"

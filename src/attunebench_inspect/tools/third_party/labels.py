@@ -33,7 +33,7 @@ from ...data.split import (
     VisibleConversation,
     VisibleTurn,
 )
-from ...human.answers import Answers, AnswersError, problems_with_data, read_answers
+from ...providers.answers import Answers, AnswersError, problems_with_data, read_answers
 from ...solve.schemas import BRANCHES
 from ...solve.solver import pairwise_view
 from ...text_match import entries

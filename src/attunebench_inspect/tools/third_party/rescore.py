@@ -1,4 +1,4 @@
-"""A model's stored call records scored again against third-party labels, without a model call.
+"""A model's stored walk scored again against third-party labels, without a model call.
 
 Scoring goes through `score_conversation`, the function every scorer uses, with the third-party
 `GroundTruth` in place of the participant's: no metric is computed here. To make the comparison
@@ -16,7 +16,8 @@ import math
 from collections.abc import Sequence
 
 from ...data.split import BinaryTruth, GroundTruth, TurnTruth
-from ...score.conversation import Records, score_conversation
+from ...score.conversation import score_conversation
+from ...solve.predictions import Walk
 from .labels import NOT_COVERED_METRICS, LabelSet
 
 NAN = float("nan")
@@ -81,33 +82,30 @@ def _covered(values: dict[str, float], unlabelled: frozenset[str]) -> dict[str, 
     }
 
 
-def rescore(
-    labels: LabelSet, records: Records, *, q3_options: Sequence[str], judged: bool
-) -> dict[str, float]:
-    """Every metric third-party labels can give for one conversation's call records, scored
-    against `labels` alone (no restriction to the participant's items)."""
-    values = score_conversation(labels.truth, records, q3_options=q3_options, judged=judged)
+def rescore(labels: LabelSet, walk: Walk, *, q3_options: Sequence[str]) -> dict[str, float]:
+    """Every metric third-party labels can give for one conversation's walk, scored against
+    `labels` alone (no restriction to the participant's items)."""
+    values = score_conversation(labels.truth, walk, q3_options=q3_options)
     return _covered(values.flat(), labels.unlabelled)
 
 
 def rescore_pair(
     participant: GroundTruth,
     labels: LabelSet,
-    records: Records,
+    walk: Walk,
     *,
     q3_options: Sequence[str],
-    judged: bool,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """One conversation's call records scored against the participant's labels and against
+    """One conversation's walk scored against the participant's labels and against
     `labels`, on the items both label (`common_items`): (self values, third-party values), the
     same metric names on both sides, NaN on both where either side cannot score."""
     mine, theirs = common_items(participant, labels.truth)
     own = _covered(
-        score_conversation(mine, records, q3_options=q3_options, judged=judged).flat(),
+        score_conversation(mine, walk, q3_options=q3_options).flat(),
         labels.unlabelled,
     )
     other = _covered(
-        score_conversation(theirs, records, q3_options=q3_options, judged=judged).flat(),
+        score_conversation(theirs, walk, q3_options=q3_options).flat(),
         labels.unlabelled,
     )
     for name in own:
