@@ -10,9 +10,9 @@ every reader with the same `crn` seed (common random numbers), so that a reader 
 `p_self` answers the participant's label on a superset of items: rankings follow the planted
 probabilities, not the luck of the draws.
 
-A reading becomes the call records of a model (`records_for`, the real `CallRecord` type, as the
-solver stores them) or an annotator's answer file (`answers_for`, in the page's published format):
-the lead's log-level tests can reuse both.
+A reading becomes the answers of a model in a real offline run (`World.run_models`: a scripted
+model answers it from the prompts) or an annotator's answer file (`answers_for`, in the page's
+published format).
 """
 
 from __future__ import annotations
@@ -23,22 +23,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from inspect_ai import eval
+
+from attunebench_inspect import default
 from attunebench_inspect.data.codebook import Codebook
+from attunebench_inspect.data.load import load_conversations
 from attunebench_inspect.data.panas import PANAS_ITEMS
 from attunebench_inspect.data.split import (
     BinaryTruth,
     GroundTruth,
     TurnTruth,
     VisibleConversation,
+    split,
 )
 from attunebench_inspect.providers.answers import FORMAT
-from attunebench_inspect.solve.predictions import Records
-from attunebench_inspect.solve.call_record import CallRecord
-from attunebench_inspect.solve.schemas import BRANCHES, JUDGE_CRITERIA
+from attunebench_inspect.solve.schemas import BRANCHES
 from attunebench_inspect.solve.solver import pairwise_view
-
-TASK_ITEMS = ("emotion_recognition", "behavioral_classification", "preference_prediction", "post")
-"""What a reader's probabilities are given for: the three label tasks and the questionnaire."""
+from attunebench_inspect.tools.third_party.labels import ThirdParty, load_third_party
+from tests.conftest import BUNDLED
+from tests.truth_model import TruthModel
 
 
 def _u(*parts: object) -> float:
@@ -210,59 +213,121 @@ def answer_file(
     return path
 
 
-def records_for(
-    truth: GroundTruth,
-    visible: VisibleConversation,
-    codebook: Codebook,
-    *,
-    shuffle_seed: int = 0,
-    judge_rating: int | None = None,
-) -> Records:
-    """The call records a model leaves when it answers `truth` as its reading, as the solver
-    stores them; with `judge_rating`, a judge rated every draft so (every criterion) and answered
-    the binary questions about the draft as the reading's preferred behaviour."""
-    records: dict[tuple[Any, int | None], CallRecord] = {}
-    for t, vt in zip(truth.turns, visible.turns, strict=True):
-        n = t.turn_number
-        view = pairwise_view(shuffle_seed, visible.conversation_id, vt)
-        label_of = {s: label for label, s in view.labels.items()}
-        binary = {
-            q: {"observed": b.observed, "preferred": b.preferred} for q, b in t.binary.items()
-        }
-        records[("emotion", n)] = CallRecord(
-            call="emotion",
-            turn=n,
-            status="ok",
-            prediction={"mood_shift": dict(t.mood_shift), "binary": binary},
-        )
-        records[("binary_hp", n)] = CallRecord(
-            call="binary_hp", turn=n, status="ok", prediction={"binary": binary}
-        )
-        records[("pairwise", n)] = CallRecord(
-            call="pairwise",
-            turn=n,
-            status="ok",
-            prediction={c.id: {"winner": label_of[t.pairwise[c.key]]} for c in view.comparisons},
-            context={
-                "labels": dict(view.labels),
-                "comparisons": {c.id: c.key for c in view.comparisons},
-            },
-        )
-        records[("draft", n)] = CallRecord(
-            call="draft", turn=n, status="ok", prediction={"text": "I hear you."}
-        )
-        if judge_rating is not None:
-            records[("judge", n)] = CallRecord(
-                call="judge",
-                turn=n,
-                status="ok",
-                prediction={
-                    "reasoning": "planted",
-                    "ratings": dict.fromkeys(JUDGE_CRITERIA, judge_rating),
-                    "binary": {q: b.preferred for q, b in t.binary.items()},
-                },
+LABEL_TASKS = ("emotion_recognition", "behavioral_classification", "preference_prediction")
+Planted = tuple[dict[str, float], dict[str, float], int]
+"""A planted model: per task, the share of items answered with the participant's label, and
+with the generic reading's; the judge's rating of its drafts (1-7)."""
+PERMUTATIONS = (
+    (0, 1, 2, 3, 4, 5),
+    (3, 1, 0, 5, 4, 2),
+    (0, 4, 3, 5, 2, 1),
+    (2, 0, 4, 5, 1, 3),
+    (3, 1, 5, 2, 4, 0),
+)
+"""Rankings of six models with every pairwise Spearman rho in [-0.26, 0.26] (found by search):
+the first four are the four tasks' planted rankings, the fifth the generic-reading ranking."""
+
+
+# --- a world: the bundled conversations, their participants, a generic reading -----------------
+
+
+class World:
+    def __init__(self, codebook: Codebook, data: Path = BUNDLED) -> None:
+        self.codebook = codebook
+        self.visible: dict[str, VisibleConversation] = {}
+        self.truth: dict[str, GroundTruth] = {}
+        self.participants: dict[str, str] = {}
+        for loaded in load_conversations(data, codebook).conversations:
+            visible, truth = split(loaded.conversation)
+            self.visible[visible.conversation_id] = visible
+            self.truth[visible.conversation_id] = truth
+            self.participants[visible.conversation_id] = (
+                loaded.conversation.participant_profile.participant_id
             )
-    records[("post", None)] = CallRecord(
-        call="post", turn=None, status="ok", prediction=post_answer(truth, codebook)
-    )
-    return records
+        self.generic = {c: self._random(c, "generic") for c in self.visible}
+        self.noise = {c: self._random(c, "model-noise") for c in self.visible}
+
+    def _random(self, cid: str, seed: str) -> GroundTruth:
+        return random_reading(self.truth[cid], self.visible[cid], self.codebook, seed)
+
+    def annotator(
+        self, folder: Path, name: str, p_self: dict[str, float], p_generic: dict[str, float]
+    ) -> Path:
+        """An answer file whose reading of every conversation follows the probabilities."""
+        conversations = {
+            cid: answers_for(
+                reading(
+                    self.truth[cid],
+                    self.generic[cid],
+                    self._random(cid, name),
+                    p_self,
+                    p_generic,
+                    crn=name,
+                ),
+                self.visible[cid],
+                self.codebook,
+            )
+            for cid in self.visible
+        }
+        return answer_file(folder / f"{name}.json", name, conversations, self.codebook)
+
+    def read(self, files: list[Path], **options: Any) -> ThirdParty:
+        return load_third_party(files, self.visible, self.participants, self.codebook, **options)
+
+    def model_reading(
+        self, cid: str, p_self: Mapping[str, float], p_generic: Mapping[str, float]
+    ) -> GroundTruth:
+        """What a planted model answers about one conversation (the models share their draws:
+        `crn`)."""
+        return reading(
+            self.truth[cid], self.generic[cid], self.noise[cid], p_self, p_generic, crn="models"
+        )
+
+    def run_models(
+        self, data: Path, models: Mapping[str, Planted], log_dir: Path, *, judge: bool = True
+    ) -> None:
+        """Real offline runs of the planted models on `data` (this world's conversations): each
+        a scripted model (`TruthModel`) answering its reading from the prompts, as a model
+        would, with a judge that rates every draft with the model's planted rating."""
+        tasks = []
+        for name, (p_self, p_generic, rating) in models.items():
+            readings = {c: self.model_reading(c, p_self, p_generic) for c in self.visible}
+            scripted = TruthModel(data, self.codebook, 0.0, readings=readings, judge_rating=rating)
+            task = default(data=str(data))
+            task.model = scripted.model(name)
+            if judge:
+                task.model_roles = {"judge": scripted.model(f"{name}-judge")}
+            tasks.append(task)
+        logs = eval(tasks, display="none", log_dir=str(log_dir))
+        assert [log.status for log in logs] == ["success"] * len(tasks)
+
+
+GENERIC_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+
+
+def planted_models() -> dict[str, Planted]:
+    """Six models whose four task rankings differ (self-reading shares 0.1-0.7 ranked by four
+    permutations with |rho| <= 0.26; the fourth ranks the judge's ratings), each also tracking a
+    generic reading to its own degree (0.1-0.6, the fifth permutation, one ranking for every
+    task). Against faithful annotators they stay apart (`FAITHFUL`), against generic ones the
+    label tasks converge (`GENERIC`): the verdict turns on the annotators alone."""
+    return {
+        f"m{i}": (
+            {t: 0.1 + 0.12 * PERMUTATIONS[k][i] for k, t in enumerate(LABEL_TASKS)},
+            dict.fromkeys(LABEL_TASKS, GENERIC_SHARES[PERMUTATIONS[4][i]]),
+            1 + PERMUTATIONS[3][i],
+        )
+        for i in range(6)
+    }
+
+
+FAITHFUL = {f"a{j}": (dict.fromkeys((*LABEL_TASKS, "post"), 0.8), {}) for j in range(3)}
+"""Three annotators who give the participant's own label on 80% of items."""
+GENERIC = {f"g{j}": ({}, dict.fromkeys((*LABEL_TASKS, "post"), 0.9)) for j in range(3)}
+"""Three annotators who give the generic reading on 90% of items."""
+READERS: dict[str, Planted] = {
+    "reader": (dict.fromkeys(LABEL_TASKS, 0.9), {}, 4),
+    "generic": ({}, dict.fromkeys(LABEL_TASKS, 0.9), 4),
+}
+"""A model that reads the person (the participant's label on 90% of items) and one that gives
+the generic reading as often."""

@@ -3,7 +3,8 @@ truth, model logs scored again against it, and the reviewer's falsification test
 separability finding (docs/third-party.md).
 
 `labels` reads answer files as label sets, `consensus` pools several annotators, `rescore` scores
-stored call records against them through the catalog's own functions, `analysis` holds the
-statistics (agreement, self-specific gain, the rank-correlation test) and `power` the simulation
-that sizes a study.
+a stored walk against both label sets through the scorers' own `score_conversation`, `analysis`
+holds the statistics (agreement, self-specific gain, the rank-correlation test), `study` reads a
+report's logs and answer files into them (the report's "Third-party labels" section,
+`third_party_df`), and `power` is the simulation that sizes a study.
 """

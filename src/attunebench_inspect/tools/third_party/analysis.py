@@ -27,11 +27,6 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
-from ...data.codebook import Codebook
-from ...data.panas import PANAS_ITEMS
-from ...data.split import GroundTruth, TurnTruth
-from ...providers import BASELINE_PROVIDER, is_human
-from ..report.analyses import FEW_CONVERSATIONS
 from ...bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -43,8 +38,13 @@ from ...bootstrap import (
     replicate_means,
     resample_counts,
 )
+from ...data.codebook import Codebook
+from ...data.panas import PANAS_ITEMS
+from ...data.split import GroundTruth, TurnTruth
+from ...providers import BASELINE_PROVIDER, is_human
 from ...score import metrics as m
 from ...solve.schemas import BRANCHES
+from ..report.analyses import FEW_CONVERSATIONS
 from .consensus import CONSENSUS
 from .labels import LabelSet
 

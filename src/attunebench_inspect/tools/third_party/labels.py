@@ -17,8 +17,8 @@ part-way leaves its unfinished conversations out, listed, never half-labelled.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +33,13 @@ from ...data.split import (
     VisibleConversation,
     VisibleTurn,
 )
-from ...providers.answers import Answers, AnswersError, problems_with_data, read_answers
+from ...providers.answers import (
+    Answers,
+    AnswersError,
+    asked_otherwise,
+    problems_with_data,
+    read_answers,
+)
 from ...solve.schemas import BRANCHES
 from ...solve.solver import pairwise_view
 from ...text_match import entries
@@ -319,16 +325,16 @@ def load_third_party(
     codebook: Codebook,
     *,
     identities: Mapping[str, str] | None = None,
-    logged: Collection[str] | None = None,
     phrasing: Phrasing = "observer",
 ) -> ThirdParty:
     """Every answer file's complete conversations as label sets.
 
-    `visible`: conversation ID -> its visible part (the data the files were answered on);
-    `participants`: conversation ID -> its participant ID (`participant_profile.participant_id`);
-    `identities`: annotator -> the participant ID they had, where an annotator was also a
-    participant (`read_identities`); `logged`: the conversations the logs hold (None: not
-    checked). An annotator rating their own conversation is marked and kept out of the consensus.
+    `visible`: conversation ID -> its visible part, for the conversations the labels can be used
+    for (the report: those its logs hold; a file's other conversations are left out, each with a
+    note); `participants`: conversation ID -> its participant ID
+    (`participant_profile.participant_id`); `identities`: annotator -> the participant ID they
+    had, where an annotator was also a participant (`read_identities`). An annotator rating their
+    own conversation is marked and kept out of the consensus.
     """
     labels: list[LabelSet] = []
     problems: list[str] = []
@@ -341,7 +347,17 @@ def load_third_party(
         except AnswersError as ex:
             problems.extend(ex.problems)
             continue
-        problems.extend(problems_with_data(answers, visible, codebook))
+        held = {c: a for c, a in answers.conversations.items() if c in visible}
+        notes.extend(
+            f"{answers.path}: conversations.{cid}: found a conversation no log holds; left out "
+            "(only conversations both the logs and the answer files have are rescored)"
+            for cid in sorted(set(answers.conversations) - set(held))
+        )
+        problems.extend(
+            problems_with_data(replace(answers, conversations=held), visible, codebook)
+            if held
+            else asked_otherwise(answers, codebook)
+        )
         if answers.mode not in LABEL_MODES:
             problems.append(
                 f"{answers.path}: mode: found {answers.mode}; expected {' or '.join(LABEL_MODES)} "
@@ -355,15 +371,7 @@ def load_third_party(
                 "one file per annotator (each is one annotator's label set)"
             )
             continue
-        for cid in answers.ids:
-            if cid not in visible:
-                continue  # problems_with_data has its line
-            if logged is not None and cid not in logged:
-                notes.append(
-                    f"{answers.path}: conversations.{cid}: found a conversation no log holds; "
-                    "left out (only conversations both the logs and the labels have are rescored)"
-                )
-                continue
+        for cid in sorted(held):
             truth, missing, wrong = conversation_labels(answers, visible[cid], codebook, phrasing)
             notes.extend(missing)
             problems.extend(wrong)

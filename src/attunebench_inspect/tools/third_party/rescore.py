@@ -82,13 +82,6 @@ def _covered(values: dict[str, float], unlabelled: frozenset[str]) -> dict[str, 
     }
 
 
-def rescore(labels: LabelSet, walk: Walk, *, q3_options: Sequence[str]) -> dict[str, float]:
-    """Every metric third-party labels can give for one conversation's walk, scored against
-    `labels` alone (no restriction to the participant's items)."""
-    values = score_conversation(labels.truth, walk, q3_options=q3_options)
-    return _covered(values.flat(), labels.unlabelled)
-
-
 def rescore_pair(
     participant: GroundTruth,
     labels: LabelSet,
