@@ -56,13 +56,11 @@ from attunebench_inspect.tools.third_party.labels import (
 from attunebench_inspect.tools.third_party.power import consensus_reliability, rates
 from attunebench_inspect.tools.third_party.rescore import rescore_pair
 
-from .test_protocol import CANARIES, _every_label_changed, _with_canaries
 from .third_party_world import (
     PERMUTATIONS,
     World,
     answer_file,
     answers_for,
-    random_reading,
 )
 
 
@@ -636,38 +634,6 @@ def test_a_bad_identities_file_is_one_located_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as raised:
         read_identities(path)
     assert str(raised.value) == f"{path}: anno3: found 7; expected a participant ID (text)"
-
-
-# --- no self label reaches the third-party labels ---------------------------------------------
-
-
-def test_no_label_of_the_participant_reaches_the_third_party_labels(
-    tmp_path: Path, conversation_raw: dict[str, Any], codebook: Codebook
-) -> None:
-    """The reader is handed only the visible conversations and participant IDs, by type; and in
-    fact: canaries in the participant's labels never appear in a label set, and changing every
-    label of the participant changes no label set."""
-    found = {}
-    for name, raw in (
-        ("original", conversation_raw),
-        ("planted", _with_canaries(conversation_raw)),
-        ("changed", _every_label_changed(conversation_raw)),
-    ):
-        data = tmp_path / name
-        data.mkdir()
-        (data / "c.json").write_text(json.dumps(raw), encoding="utf-8")
-        world = World(codebook, data)
-        cid = raw["conversationId"]
-        fixed = random_reading(world.truth[cid], world.visible[cid], codebook, "annotator")
-        if name != "original":  # the same annotator's answers whatever the participant said
-            fixed = found["original"][0]
-        answers = {cid: answers_for(fixed, world.visible[cid], codebook)}
-        third = world.read([answer_file(tmp_path / f"{name}.json", "a", answers, codebook)])
-        found[name] = (fixed, third.labels[0].truth)
-    assert found["planted"][1] == found["original"][1] == found["changed"][1]
-    text = found["planted"][1].model_dump_json()
-    for canary in CANARIES:
-        assert canary not in text
 
 
 # --- the statistics, pinned to their libraries ----------------------------------------------------

@@ -498,12 +498,16 @@ def _third_party(report: Report) -> list[Table]:
                 [[line] for line in study.notes],
             )
         )
-    if study.ties:
+    if study.tied:
         result.append(
             Table(
-                "Third-party labels: consensus ties and how each was settled",
-                ["conversation: label: tie; outcome"],
-                [[line] for line in study.ties],
+                "Third-party labels: consensus ties, per conversation",
+                ["conversation", "annotators", "mood shift", "binary", "pairwise", "questionnaire"],
+                [[cid, *counts.values()] for cid, counts in study.tied.items()],
+                "A split vote is no label: a binary judgement becomes na, a comparison or an "
+                "emotion is left out, Q2 is not scored; a half-way median goes to the neighbour "
+                "nearer the middle of its scale (docs/third-party.md). Every tie and how it was "
+                "settled: the JSON report's third_party.ties.",
             )
         )
     if study.agreement:

@@ -594,7 +594,7 @@ def reviewers_test(
         return _no_verdict(
             scores,
             f"{n_models} model(s); a rank correlation between task rankings needs at least "
-            f"{MIN_MODELS} (with 2 every rho is +1 or -1)",
+            f"{MIN_MODELS}" + (" (with 2 every rho is +1 or -1)" if n_models == 2 else ""),
         )
     if n_conv < MIN_CONVERSATIONS:
         return _no_verdict(

@@ -40,6 +40,7 @@ from ...providers.answers import (
     problems_with_data,
     read_answers,
 )
+from ...solve.modes import SPECS
 from ...solve.schemas import BRANCHES
 from ...solve.solver import pairwise_view
 from ...text_match import entries
@@ -47,7 +48,7 @@ from ...text_match import entries
 Phrasing = Literal["observer", "hp_facing"]
 """Which of the page's two binary steps gives the binary labels: the observer phrasing ("the
 participant's message", step 3) or the participant-facing one ("your message", step 4)."""
-LABEL_MODES = ("default", "verbose")
+LABEL_MODES = tuple(s.mode for s in SPECS if not s.omniscient)
 """Answer-file modes whose annotators saw no part of the participant's own reports: the
 omniscient modes show the profile and the pre-conversation PANAS, which are self-reports."""
 

@@ -209,12 +209,33 @@ class ThirdPartySection:
     notes: list[str]
     """What was left out and why, and every self-rating: one located line each."""
     ties: list[str]
+    """Every consensus tie and how it was settled, one line each."""
+    tied: dict[str, dict[str, int]]
+    """Per conversation with ties: its annotators, and its ties by kind of label (`TIE_KINDS`,
+    then the questionnaire)."""
     agreement: list[Agreement]
     modes: list[ModeStudy]
     rule: str = RULE
     tasks: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TASKS))
     not_covered: dict[str, str] = field(default_factory=lambda: dict(NOT_COVERED_METRICS))
     """Metrics third-party labels cannot give, and why (left out of every third-party value)."""
+
+
+TIE_KINDS = ("mood_shift", "binary", "pairwise")
+"""Turn labels a tie is counted under; any other (the questionnaire) is "questionnaire"."""
+
+
+def _tied(found: Mapping[str, Consensus]) -> dict[str, dict[str, int]]:
+    tied: dict[str, dict[str, int]] = {}
+    for cid in sorted(found):
+        kinds = Counter(
+            next((k for k in TIE_KINDS if f".{k}." in f".{t.where}"), "questionnaire")
+            for t in found[cid].ties
+        )
+        if kinds:
+            annotators = {"annotators": len(found[cid].annotators)}
+            tied[cid] = annotators | {k: kinds[k] for k in (*TIE_KINDS, "questionnaire")}
+    return tied
 
 
 def _mode_study(mode: str, runs: Sequence[RunValues], resamples: int, seed: int) -> ModeStudy:
@@ -268,6 +289,7 @@ def third_party_section(
         ),
         notes=list(third.notes),
         ties=ties_of(rescored.consensus),
+        tied=_tied(rescored.consensus),
         agreement=agreement(
             rescored.participants, label_sets, codebook, resamples=resamples, seed=seed
         ),
