@@ -23,6 +23,7 @@ from attunebench_inspect.tools.report.logs import read_runs
 from attunebench_inspect.tools.report.render import to_json
 from attunebench_inspect.tools.third_party.study import rescore_runs
 from tests.spy import Spy, is_repair, valid_answer
+from tests.test_human import oracle
 from tests.test_protocol import (
     CANARIES,
     PROFILE_SECRETS,
@@ -30,7 +31,7 @@ from tests.test_protocol import (
     _profile_planted,
     _with_canaries,
 )
-from tests.third_party_world import World, answer_file, answers_for, random_reading
+from tests.third_party_world import World, answer_file, random_reading
 
 
 def _scores(log: Any) -> dict[str, Any]:
@@ -272,7 +273,7 @@ def test_no_label_reaches_a_page_or_a_model_through_third_party_labels(
     cid = conversation_raw["conversationId"]
     fixed = random_reading(world.truth[cid], world.visible[cid], codebook, "annotator")
     answers = answer_file(
-        tmp_path / "a.json", "a", {cid: answers_for(fixed, world.visible[cid], codebook)}, codebook
+        tmp_path / "a.json", "a", {cid: oracle(world.visible[cid], fixed, codebook)}, codebook
     )
 
     async def no_call(*args: Any, **kwargs: Any) -> Any:

@@ -56,11 +56,11 @@ from attunebench_inspect.tools.third_party.labels import (
 from attunebench_inspect.tools.third_party.power import consensus_reliability, rates
 from attunebench_inspect.tools.third_party.rescore import rescore_pair
 
+from .test_human import oracle
 from .third_party_world import (
     PERMUTATIONS,
     World,
     answer_file,
-    answers_for,
 )
 
 
@@ -79,8 +79,7 @@ def test_an_annotator_giving_the_participants_labels_gives_them_back(
     the labels are the participant's, field for field; the fields the page cannot give are the
     stated placeholders (pre-PANAS = the annotator's post-PANAS, no original-model name)."""
     conversations = {
-        cid: answers_for(world.truth[cid], world.visible[cid], world.codebook)
-        for cid in world.visible
+        cid: oracle(world.visible[cid], world.truth[cid], world.codebook) for cid in world.visible
     }
     file = answer_file(tmp_path / "self.json", "mirror", conversations, world.codebook)
     third = world.read([file])
@@ -102,7 +101,7 @@ def test_an_annotator_giving_the_participants_labels_gives_them_back(
 
 def test_the_hp_facing_phrasing_reads_the_second_binary_step(world: World, tmp_path: Path) -> None:
     cid = next(iter(world.visible))
-    answers = answers_for(world.truth[cid], world.visible[cid], world.codebook)
+    answers = oracle(world.visible[cid], world.truth[cid], world.codebook)
     first = answers["turns"]["1"]
     flipped = {q: {"observed": "na", "preferred": "na"} for q in first["binary_hp"]["binary"]}
     first["binary_hp"]["binary"] = flipped
@@ -496,7 +495,7 @@ def test_consensus_values_stay_on_their_scales(votes: list[tuple[Any, ...]]) -> 
 
 
 def _one_conversation(world: World, cid: str) -> dict[str, Any]:
-    return answers_for(world.truth[cid], world.visible[cid], world.codebook)
+    return oracle(world.visible[cid], world.truth[cid], world.codebook)
 
 
 def test_an_answer_file_for_conversations_not_in_the_logs(world: World, tmp_path: Path) -> None:
@@ -678,9 +677,7 @@ def test_spearman_rows_is_scipys_with_ties(values: list[tuple[int, int]]) -> Non
 def test_agreement_is_perfect_for_the_participant_and_chance_for_a_random_reader(
     world: World, tmp_path: Path
 ) -> None:
-    mirror = {
-        c: answers_for(world.truth[c], world.visible[c], world.codebook) for c in world.visible
-    }
+    mirror = {c: oracle(world.visible[c], world.truth[c], world.codebook) for c in world.visible}
     files = [
         answer_file(tmp_path / "mirror.json", "mirror", mirror, world.codebook),
         world.annotator(tmp_path, "random", {}, {}),

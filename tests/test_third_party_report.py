@@ -29,9 +29,11 @@ from attunebench_inspect.tools.report.figures import charts
 from attunebench_inspect.tools.report.html import to_html
 from attunebench_inspect.tools.third_party.analysis import RULE
 from attunebench_inspect.tools.third_party.labels import NOT_COVERED_METRICS
+from tests import test_human
 from tests.conftest import BUNDLED
 from tests.spy import Spy
 from tests.test_figures import _colorbar_labels, _legend, _outside
+from tests.test_human import oracle
 from tests.test_third_party import HAND, _hand_answers, _hand_records
 from tests.third_party_world import (
     FAITHFUL,
@@ -40,9 +42,10 @@ from tests.third_party_world import (
     READERS,
     World,
     answer_file,
-    answers_for,
     planted_models,
 )
+
+chromium = test_human.chromium
 
 CONVERSATIONS = 12
 """The shortest bundled conversations: enough for every verdict of the proof (checked with the
@@ -317,7 +320,7 @@ def test_bad_third_party_input_gets_one_located_line_each(
     one line, and the rest reported."""
     world = study.world
     cid = sorted(world.visible)[0]
-    one = {cid: answers_for(world.truth[cid], world.visible[cid], codebook)}
+    one = {cid: oracle(world.visible[cid], world.truth[cid], codebook)}
     again = answer_file(tmp_path / "again.json", "a0", one, codebook)
     older = answer_file(tmp_path / "older.json", "old", one, codebook, task_version="2-A")
     other = answer_file(tmp_path / "other.json", "other", one, codebook, codebook_sha256="0" * 64)
@@ -425,28 +428,21 @@ def test_the_third_party_figure_shows_both_matrices_and_every_models_scores(
     assert figure.subfigs[0].get_suptitle() == (
         "Reviewer's test: separability depends on self-annotation"
     )
-    assert _legend(figure) == ["self labels", "third-party labels"]
+    assert _legend(figure.subfigs[1]) == ["self labels", "third-party labels"]
     assert _colorbar_labels(figure) == ["Spearman rho (\N{MINUS SIGN}1 to 1)"]
     assert _outside(figure) == []
 
 
 def test_the_third_party_section_fits_1280_px_in_chromium(
-    generic_report: Report, tmp_path: Path
+    generic_report: Report, tmp_path: Path, chromium: Any
 ) -> None:
     """The page in headless Chromium at 1280 x 800: no horizontal scroll, the figure loaded and
     inside the window, and every table of the section whole in its box. Screenshots of the
     section are left in the test's folder."""
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="needs Playwright (pip install playwright)"
-    )
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("needs Chromium on PATH (Debian: apt-get install chromium)")
     page_file = tmp_path / "report.html"
     page_file.write_text(to_html(generic_report), encoding="utf-8")
     ours = ("Third-party", "Self vs third-party", "The reviewer's test")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium)
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(page_file.as_uri())
         scroll_width = page.evaluate("document.documentElement.scrollWidth")
@@ -464,7 +460,6 @@ def test_the_third_party_section_fits_1280_px_in_chromium(
             if heading.inner_text().startswith(ours):
                 heading.scroll_into_view_if_needed()
                 page.screenshot(path=str(tmp_path / f"section-{n:02d}.png"))
-        browser.close()
     assert scroll_width <= 1280
     assert figure[0] and figure[1] <= 1280
     section = [(title, whole) for title, whole in tables if title.startswith(ours)]

@@ -11,8 +11,8 @@ every reader with the same `crn` seed (common random numbers), so that a reader 
 probabilities, not the luck of the draws.
 
 A reading becomes the answers of a model in a real offline run (`World.run_models`: a scripted
-model answers it from the prompts) or an annotator's answer file (`answers_for`, in the page's
-published format).
+model answers it from the prompts) or an annotator's answer file (`test_human.oracle`, in the
+page's published format).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from attunebench_inspect.data.split import (
 )
 from attunebench_inspect.providers.answers import FORMAT
 from attunebench_inspect.solve.schemas import BRANCHES
-from attunebench_inspect.solve.solver import pairwise_view
 from attunebench_inspect.tools.third_party.labels import ThirdParty, load_third_party
 from tests.conftest import BUNDLED
+from tests.test_human import oracle
 from tests.truth_model import TruthModel
 
 
@@ -154,44 +154,6 @@ def reading(
     )
 
 
-def answers_for(
-    truth: GroundTruth, visible: VisibleConversation, codebook: Codebook, shuffle_seed: int = 0
-) -> dict[str, Any]:
-    """One conversation of an answer file, in the page's format, that gives `truth` as its
-    reading (both binary steps alike; a drafted reply on every turn)."""
-    turns: dict[str, Any] = {}
-    for t, vt in zip(truth.turns, visible.turns, strict=True):
-        view = pairwise_view(shuffle_seed, visible.conversation_id, vt)
-        label_of = {s: label for label, s in view.labels.items()}
-        binary = {
-            q: {"observed": b.observed, "preferred": b.preferred} for q, b in t.binary.items()
-        }
-        turns[str(t.turn_number)] = {
-            "draft": "That sounds hard. What would help most right now?",
-            "pairwise": {c.id: {"winner": label_of[t.pairwise[c.key]]} for c in view.comparisons},
-            "emotion": {"mood_shift": dict(t.mood_shift), "binary": binary},
-            "binary_hp": {"binary": binary},
-        }
-    return {"turns": turns, "post": post_answer(truth, codebook)}
-
-
-def post_answer(truth: GroundTruth, codebook: Codebook) -> dict[str, Any]:
-    """The post-conversation answer that gives `truth`'s questionnaire."""
-    options = set(codebook.follow_up_options)
-    own_words = [e for e in truth.q3_follow_up if e not in options]
-    post: dict[str, Any] = {
-        "post_panas": dict(truth.post_panas),
-        "q1_looking_for": {o: o in truth.q1_looking_for for o in codebook.q1_options},
-        "q2_emotion_clarity": truth.q2_emotion_clarity,
-        "q3_model_fit": truth.q3_model_fit,
-        "q3_follow_up": {o: o in truth.q3_follow_up for o in codebook.follow_up_options},
-        "four_branch": dict(truth.four_branch),
-    }
-    if own_words:
-        post["q3_follow_up_own_words"] = "; ".join(own_words)
-    return post
-
-
 def answer_file(
     path: Path,
     annotator: str,
@@ -255,7 +217,8 @@ class World:
     ) -> Path:
         """An answer file whose reading of every conversation follows the probabilities."""
         conversations = {
-            cid: answers_for(
+            cid: oracle(
+                self.visible[cid],
                 reading(
                     self.truth[cid],
                     self.generic[cid],
@@ -264,7 +227,6 @@ class World:
                     p_generic,
                     crn=name,
                 ),
-                self.visible[cid],
                 self.codebook,
             )
             for cid in self.visible

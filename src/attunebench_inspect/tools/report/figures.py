@@ -352,27 +352,35 @@ def drift(mode: str, rows: Sequence[Drift]) -> Figure:
 # --- subgroups -----------------------------------------------------------------------------------
 
 
-def subgroup(mode: str, rows: Sequence[SubgroupRow], compare: str) -> Figure:
-    """The Composite inside the subgroup and in the rest, and their difference, each with its 95%
-    bootstrap CI."""
-    models = [r.model for r in rows]
-    figure = _figure(WIDTH, 1.5 + 0.45 * len(rows))
-    means, difference = figure.subplots(1, 2, sharey=True)
-    for offset, (name, colour, intervals) in enumerate(
-        (
-            (f"subgroup: {short(compare, 60)}", BAR, [r.inside for r in rows]),
-            ("the rest", SERIES[1], [r.rest for r in rows]),
-        )
-    ):
-        means.errorbar(
+Series = tuple[str, str, Sequence[Interval]]
+"""A legend name, a colour, and one interval per row."""
+
+
+def _two_series(ax: Axes, first: Series, second: Series) -> None:
+    """Two intervals per row, the first drawn just above the row and the second just below."""
+    for offset, (name, colour, intervals) in enumerate((first, second)):
+        ax.errorbar(
             [i.estimate for i in intervals],
-            np.arange(len(rows)) + (offset - 0.5) * 0.3,
+            np.arange(len(intervals)) + (offset - 0.5) * 0.3,
             xerr=_errors(intervals),
             fmt="o",
             color=colour,
             capsize=3,
             label=name,
         )
+
+
+def subgroup(mode: str, rows: Sequence[SubgroupRow], compare: str) -> Figure:
+    """The Composite inside the subgroup and in the rest, and their difference, each with its 95%
+    bootstrap CI."""
+    models = [r.model for r in rows]
+    figure = _figure(WIDTH, 1.5 + 0.45 * len(rows))
+    means, difference = figure.subplots(1, 2, sharey=True)
+    _two_series(
+        means,
+        (f"subgroup: {short(compare, 60)}", BAR, [r.inside for r in rows]),
+        ("the rest", SERIES[1], [r.rest for r in rows]),
+    )
     entry = spec("composite")
     means.set_xlim(entry.low, entry.high)
     means.set_xlabel(scale("composite"))
@@ -493,21 +501,17 @@ def third_party(mode: ModeStudy) -> Figure:
     axes = bottom.subplots(1, max(len(tasks), 1), sharey=True, squeeze=False)[0]
     for ax, task in zip(axes, tasks, strict=False):
         rows = {g.model: g for g in mode.gains if g.task == task}
-        for offset, (side, colour, name) in enumerate(
-            (("own", BAR, "self labels"), ("third", SERIES[1], "third-party labels"))
-        ):
-            intervals = [getattr(rows[m], side) if m in rows else EMPTY for m in models]
-            ax.errorbar(
-                [i.estimate for i in intervals],
-                np.arange(len(models)) + (offset - 0.5) * 0.3,
-                xerr=_errors(intervals),
-                fmt="o",
-                color=colour,
-                capsize=2,
-                markersize=4,
-                label=name,
-            )
+        _two_series(
+            ax,
+            ("self labels", BAR, [rows[m].own if m in rows else EMPTY for m in models]),
+            (
+                "third-party labels",
+                SERIES[1],
+                [rows[m].third if m in rows else EMPTY for m in models],
+            ),
+        )
         ax.set_xlim(-0.03, 1.03)  # a score of 0 or 1 shown whole
+        ax.set_xticks(np.linspace(0, 1, 5))
         ax.set_xlabel("score (0 to 1)")
         ax.set_title(textwrap.fill(TASK_LABELS.get(task, task), 26), loc="left")
         _model_rows(ax, models)
