@@ -384,6 +384,29 @@ def test_a_participant_rating_their_own_conversation_is_marked_not_fatal(
     assert {"a0", "a0 (self-rating)", "consensus"} <= raters
 
 
+def test_where_selects_the_conversations_rescored(
+    study: Study, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--where` applies to the third-party section as to every other: only the conversations it
+    selects are rescored, and the shared count says so."""
+    categories = {
+        json.loads(f.read_text(encoding="utf-8"))["metadata"]["category"]
+        for f in study.data.glob("*.json")
+    }
+    category = sorted(categories)[0]
+    selected = sum(
+        json.loads(f.read_text(encoding="utf-8"))["metadata"]["category"] == category
+        for f in study.data.glob("*.json")
+    )
+    code, found, _ = _report(
+        capsys, study.logs, "--third-party", *study.faithful, "--where", f"category={category}"
+    )
+    assert code == 0
+    assert found["third_party"]["logged"] == found["third_party"]["labelled"] == selected
+    assert found["third_party"]["notes"] == []  # the others are selected away, not missing
+    assert _mode(found)["conversations"] == selected < CONVERSATIONS
+
+
 def test_a_bad_identities_file_or_a_stray_option_is_one_line(
     study: Study, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

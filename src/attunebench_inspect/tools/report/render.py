@@ -480,13 +480,13 @@ def _third_party(report: Report) -> list[Table]:
             "Third-party labels: annotators and conversations",
             ["annotator", "answer file", "conversations labelled", "own conversations (marked)"],
             [[a.annotator, a.file, a.conversations, a.self_ratings] for a in study.annotators],
-            f"{study.labelled} of the {study.logged} conversations the logs hold have third-party "
-            f"labels (annotators per conversation, k: conversations: {sizes}); "
+            f"{study.labelled} of the {study.logged} conversations the report reads have "
+            f"third-party labels (annotators per conversation, k: conversations: {sizes}); "
             f"{len(study.ties)} consensus tie(s). Binary labels from the page's "
             f"{study.phrasing.replace('_', '-')} phrasing. Not given by third-party labels: "
             f"{', '.join(map(label, study.not_covered))} (they need the participant's "
             "pre-conversation PANAS).",
-            empty="No answer file gave a complete conversation the logs hold: "
+            empty="No answer file gave a complete conversation the report reads: "
             f"{study.labelled} of the {study.logged} conversations have third-party labels.",
         )
     ]

@@ -12,7 +12,7 @@ metric values; no Inspect, no I/O.
   rankings under both label sets, with bootstrap intervals over conversations, read by the
   pre-registered rule `RULE` (docs/third-party.md, written before any data was seen).
 
-Every interval resamples conversations with the report's own draws (`report/bootstrap.py`): the
+Every interval resamples conversations with the report's own draws (`bootstrap.py`): the
 same draws for every model, task and both label sets, which is what makes them paired.
 """
 

@@ -17,7 +17,7 @@ part-way leaves its unfinished conversations out, listed, never half-labelled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -327,6 +327,7 @@ def load_third_party(
     *,
     identities: Mapping[str, str] | None = None,
     phrasing: Phrasing = "observer",
+    unselected: Collection[str] = (),
 ) -> ThirdParty:
     """Every answer file's complete conversations as label sets.
 
@@ -334,8 +335,9 @@ def load_third_party(
     for (the report: those its logs hold; a file's other conversations are left out, each with a
     note); `participants`: conversation ID -> its participant ID
     (`participant_profile.participant_id`); `identities`: annotator -> the participant ID they
-    had, where an annotator was also a participant (`read_identities`). An annotator rating their
-    own conversation is marked and kept out of the consensus.
+    had, where an annotator was also a participant (`read_identities`); `unselected`: conversations
+    the logs hold that a filter left out (left out here too, without a note). An annotator rating
+    their own conversation is marked and kept out of the consensus.
     """
     labels: list[LabelSet] = []
     problems: list[str] = []
@@ -352,7 +354,7 @@ def load_third_party(
         notes.extend(
             f"{answers.path}: conversations.{cid}: found a conversation no log holds; left out "
             "(only conversations both the logs and the answer files have are rescored)"
-            for cid in sorted(set(answers.conversations) - set(held))
+            for cid in sorted(set(answers.conversations) - set(held) - set(unselected))
         )
         problems.extend(
             problems_with_data(replace(answers, conversations=held), visible, codebook)

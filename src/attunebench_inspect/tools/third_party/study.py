@@ -83,7 +83,7 @@ class Rescored:
     participants: dict[str, GroundTruth]
     """The participants' own labels of the conversations the logs hold."""
     logged: int
-    """How many conversations the logs hold."""
+    """How many conversations the logs hold (of those `--where` selects)."""
     runs: list[RunValues]
 
 
@@ -116,11 +116,13 @@ def rescore_runs(
     scored: dict[str, list[tuple[str, int]]] = {}
     participant_ids: dict[str, str] = {}
     epochs_of: dict[tuple[str, str], list[int]] = {}
+    unselected: set[str] = set()
     for run in runs:
         keep = None if only is None else only.get(run.location, set())
         for row in run.scored():
             cid = str(row.id)
             if keep is not None and cid not in keep:
+                unselected.add(cid)
                 continue
             scored.setdefault(cid, []).append((run.location, row.epoch))
             epochs_of.setdefault((run.location, cid), []).append(row.epoch)
@@ -131,7 +133,13 @@ def rescore_runs(
     for cid, (location, epoch) in ((c, where[0]) for c, where in sorted(scored.items())):
         visible[cid], participants[cid] = _participant(by_location[location], cid, epoch)
     third = load_third_party(
-        answers, visible, participant_ids, codebook, identities=identities, phrasing=phrasing
+        answers,
+        visible,
+        participant_ids,
+        codebook,
+        identities=identities,
+        phrasing=phrasing,
+        unselected=unselected - set(scored),
     )
     problems += third.problems
     if problems:
