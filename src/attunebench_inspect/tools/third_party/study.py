@@ -113,7 +113,8 @@ def rescore_runs(
         for run in runs
         if (found := (run.header.eval.metadata or {}).get("codebook_sha256")) != codebook.sha256
     ]
-    scored: dict[str, list[tuple[str, int]]] = {}
+    # Conversation -> a run and epoch that scored it: where its visible part and labels are read.
+    first: dict[str, tuple[Run, int]] = {}
     participant_ids: dict[str, str] = {}
     epochs_of: dict[tuple[str, str], list[int]] = {}
     unselected: set[str] = set()
@@ -124,14 +125,13 @@ def rescore_runs(
             if keep is not None and cid not in keep:
                 unselected.add(cid)
                 continue
-            scored.setdefault(cid, []).append((run.location, row.epoch))
+            first.setdefault(cid, (run, row.epoch))
             epochs_of.setdefault((run.location, cid), []).append(row.epoch)
             participant_ids.setdefault(cid, str(row.metadata.get("participant_id", "")))
-    by_location = {run.location: run for run in runs}
     visible: dict[str, VisibleConversation] = {}
     participants: dict[str, GroundTruth] = {}
-    for cid, (location, epoch) in ((c, where[0]) for c, where in sorted(scored.items())):
-        visible[cid], participants[cid] = _participant(by_location[location], cid, epoch)
+    for cid, (run, epoch) in sorted(first.items()):
+        visible[cid], participants[cid] = _participant(run, cid, epoch)
     third = load_third_party(
         answers,
         visible,
@@ -139,7 +139,7 @@ def rescore_runs(
         codebook,
         identities=identities,
         phrasing=phrasing,
-        unselected=unselected - set(scored),
+        unselected=unselected - set(first),
     )
     problems += third.problems
     if problems:
@@ -162,7 +162,7 @@ def rescore_runs(
                 values[cid] = (mean_dicts([p[0] for p in pairs]), mean_dicts([p[1] for p in pairs]))
         rescored.append(RunValues(run.model, run.mode, run.location, values))
     return Rescored(
-        tuple(str(a) for a in answers), third, agreed, participants, len(scored), rescored
+        tuple(str(a) for a in answers), third, agreed, participants, len(first), rescored
     )
 
 
