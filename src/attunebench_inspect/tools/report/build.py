@@ -8,11 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ...data.codebook import load_codebook
 from ...score.catalog import DIAGNOSTIC
 from ...solve.modes import PRIMARY
+from ..third_party.labels import read_identities
+from ..third_party.study import ThirdPartySection, rescore_runs, third_party_section
 from . import analyses
 from .filters import load_groups, parse_filter
-from .logs import Skipped, read_runs
+from .logs import Run, Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
 from .table import RunTable, run_table
 
@@ -51,6 +54,8 @@ class Report:
     """The profile task's runs: every profile metric with its bootstrap interval."""
     diagnosis_inference: list[analyses.DiagnosisInference] = field(default_factory=list)
     profile_capability: list[analyses.ProfileCapability] = field(default_factory=list)
+    third_party: ThirdPartySection | None = None
+    """Every run against third-party labels (`--third-party`); None without answer files."""
 
     def composite(self, model: str, mode: str = PRIMARY) -> float:
         """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
@@ -75,9 +80,17 @@ def build_report(
     compare: str | None = None,
     groups: str | Path | None = None,
     diagnostics: bool = False,
+    third_party: Sequence[str | Path] = (),
+    identities: str | Path | None = None,
+    codebook: str | Path | None = None,
 ) -> Report:
     """Every analysis of the AttuneBench paper over the newest successful log per
-    (task, model, mode) among `logs` (files or folders). Never re-runs a model."""
+    (task, model, mode) among `logs` (files or folders). Never re-runs a model.
+
+    `third_party`: answer files of annotators who did not hold the conversations, read as labels
+    (docs/third-party.md); `identities`: a JSON file, annotator -> the participant ID of an
+    annotator who was also a participant; `codebook`: the one the runs and the answer files used
+    (default: the bundled one). `ThirdPartyError` lists what stops their use, one line each."""
     named = load_groups(groups)
     runs, skipped = read_runs(logs)
     # Each table reads its run's summaries, then lets them go.
@@ -90,6 +103,11 @@ def build_report(
             for group in (tables, profile_tables)
         )
     settings = analyses.Settings(resamples=resamples, seed=seed)
+    third_party_found = (
+        _third_party(runs, tables, third_party, identities, codebook, settings)
+        if third_party
+        else None
+    )
     metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
     pairs = analyses.distinguishability(tables, settings)
     counts: dict[str, dict[str, list[int]]] = {}
@@ -123,4 +141,27 @@ def build_report(
         subgroups=analyses.compare_subgroup(tables, parse_filter(compare, named), settings)
         if compare
         else [],
+        third_party=third_party_found,
     )
+
+
+def _third_party(
+    runs: Sequence[Run],
+    tables: Sequence[RunTable],
+    answers: Sequence[str | Path],
+    identities: str | Path | None,
+    codebook: str | Path | None,
+    settings: analyses.Settings,
+) -> ThirdPartySection:
+    """The main task's runs scored again against the answer files' labels, on the conversations
+    the report reads (`--where` applies)."""
+    book = load_codebook(codebook)
+    kept = {t.location: set(t.conversations) for t in tables}
+    rescored = rescore_runs(
+        [r for r in runs if r.location in kept],
+        answers,
+        book,
+        identities=read_identities(identities) if identities is not None else None,
+        only=kept,
+    )
+    return third_party_section(rescored, book, resamples=settings.resamples, seed=settings.seed)
