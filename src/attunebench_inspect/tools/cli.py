@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ..data.codebook import load_codebook
-from ..data.problems import DataError
+from ..data.problems import DataError, InputError
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -70,9 +70,15 @@ def _report(args: argparse.Namespace) -> int:
     from .report.filters import FilterError
     from .report.html import PLOTS_HINT, plots_available, to_html, write_plots
     from .report.render import to_csv, to_json, to_markdown, to_terminal
+    from .third_party.study import ThirdPartyError
 
     if args.plots and not plots_available():
         print(f"attunebench report: --plots needs matplotlib: {PLOTS_HINT}", file=sys.stderr)
+        return 2
+    if (args.identities or args.codebook) and not args.third_party:
+        print(
+            "attunebench report: --identities and --codebook go with --third-party", file=sys.stderr
+        )
         return 2
     try:
         report = build_report(
@@ -83,10 +89,25 @@ def _report(args: argparse.Namespace) -> int:
             compare=args.compare,
             groups=args.groups,
             diagnostics=args.diagnostics,
+            third_party=args.third_party or (),
+            identities=args.identities,
+            codebook=args.codebook,
         )
     except (FilterError, FileNotFoundError) as ex:
         print(f"attunebench report: {ex}", file=sys.stderr)
         return 2
+    except ThirdPartyError as ex:
+        for line in ex.problems:
+            print(line, file=sys.stderr)
+        print(
+            f"attunebench report: no report: {len(ex.problems)} problem(s) with the third-party "
+            "labels",
+            file=sys.stderr,
+        )
+        return 1
+    except InputError as ex:
+        print(f"attunebench report: {ex}", file=sys.stderr)
+        return 1
     for item in report.skipped:
         print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
     if not report.runs:
@@ -354,6 +375,23 @@ def _add_report(commands: Commands) -> None:
     report.add_argument("--groups", help="JSON file of named groups (name -> filter)")
     report.add_argument(
         "--diagnostics", action="store_true", help="add the diagnostic metrics to the leaderboard"
+    )
+    report.add_argument(
+        "--third-party",
+        nargs="+",
+        metavar="ANSWERS.json",
+        help="answer files of annotators who did not hold the conversations: every run scored "
+        "again against their labels, and the reviewer's test (docs/third-party.md)",
+    )
+    report.add_argument(
+        "--identities",
+        metavar="FILE",
+        help="with --third-party: JSON, annotator -> the participant ID of an annotator who was "
+        "also a participant (their own conversations are marked and left out of the consensus)",
+    )
+    report.add_argument(
+        "--codebook",
+        help="with --third-party: the codebook of the runs and the answer files (default: bundled)",
     )
     report.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     report.add_argument("--seed", type=int, default=0, help="bootstrap seed")

@@ -20,6 +20,7 @@ from ...data.load import load_conversations
 from ...data.panas import NEGATIVE_AFFECT, POSITIVE_AFFECT
 from ...data.problems import InputError
 from ...data.split import VisibleConversation, VisibleTurn, split
+from ...parameters import TASK_VERSION
 from ...providers.answers import FORMAT
 from ...solve.modes import PRIMARY, mode_spec
 from ...solve.prompts import analyst_system
@@ -80,6 +81,7 @@ def page_data(
     data: dict[str, Any] = {
         "format": FORMAT,
         "shuffle_seed": shuffle_seed,
+        "task_version": TASK_VERSION,
         "codebook_sha256": codebook.sha256,
         # The model's own briefing (its first paragraph) is the person's too.
         "intro": analyst_system(conversations[0], DEFAULT).split("\n\n")[0],

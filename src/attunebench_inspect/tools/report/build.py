@@ -8,11 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ...data.codebook import load_codebook
 from ...score.catalog import DIAGNOSTIC
 from ...solve.modes import PRIMARY
+from ..third_party.labels import read_identities
+from ..third_party.study import ThirdPartySection, rescore_runs, third_party_section
 from . import analyses
 from .filters import load_groups, parse_filter
-from .logs import Skipped, read_runs
+from .logs import Run, Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
 from .stability import RankTable, RunStability, rank_tables, run_stability
 from .table import RunTable, run_table
@@ -56,6 +59,8 @@ class Report:
     """Per run: position, reruns, the judge panel (docs/stability.md)."""
     rank_stability: list[RankTable] = field(default_factory=list)
     """Per mode: how often each pair of models keeps its order over bootstrap replicates."""
+    third_party: ThirdPartySection | None = None
+    """Every run against third-party labels (`--third-party`); None without answer files."""
 
     def composite(self, model: str, mode: str = PRIMARY) -> float:
         """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
@@ -83,9 +88,17 @@ def build_report(
     compare: str | None = None,
     groups: str | Path | None = None,
     diagnostics: bool = False,
+    third_party: Sequence[str | Path] = (),
+    identities: str | Path | None = None,
+    codebook: str | Path | None = None,
 ) -> Report:
     """Every analysis of the AttuneBench paper over the newest successful log per
-    (task, model, mode) among `logs` (files or folders). Never re-runs a model."""
+    (task, model, mode) among `logs` (files or folders). Never re-runs a model.
+
+    `third_party`: answer files of annotators who did not hold the conversations, read as labels
+    (docs/third-party.md); `identities`: a JSON file, annotator -> the participant ID of an
+    annotator who was also a participant; `codebook`: the one the runs and the answer files used
+    (default: the bundled one). `ThirdPartyError` lists what stops their use, one line each."""
     named = load_groups(groups)
     runs, skipped = read_runs(logs)
     settings = analyses.Settings(resamples=resamples, seed=seed)
@@ -108,6 +121,11 @@ def build_report(
         stability.append(run_stability(run, table, gaps, settings))
         tables.append(dataclasses.replace(table, records=[]))
     profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
+    third_party_found = (
+        _third_party(runs, tables, third_party, identities, codebook, settings)
+        if third_party
+        else None
+    )
     metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
     pairs = analyses.distinguishability(tables, settings)
     counts: dict[str, dict[str, list[int]]] = {}
@@ -143,4 +161,27 @@ def build_report(
         else [],
         stability=stability,
         rank_stability=rank_tables(tables, settings),
+        third_party=third_party_found,
     )
+
+
+def _third_party(
+    runs: Sequence[Run],
+    tables: Sequence[RunTable],
+    answers: Sequence[str | Path],
+    identities: str | Path | None,
+    codebook: str | Path | None,
+    settings: analyses.Settings,
+) -> ThirdPartySection:
+    """The main task's runs scored again against the answer files' labels, on the conversations
+    the report reads (`--where` applies)."""
+    book = load_codebook(codebook)
+    kept = {t.location: set(t.conversations) for t in tables}
+    rescored = rescore_runs(
+        [r for r in runs if r.location in kept],
+        answers,
+        book,
+        identities=read_identities(identities) if identities is not None else None,
+        only=kept,
+    )
+    return third_party_section(rescored, book, resamples=settings.resamples, seed=settings.seed)
