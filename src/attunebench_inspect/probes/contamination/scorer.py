@@ -127,12 +127,13 @@ def contamination_scorer() -> Scorer:
             )
         guided_scores = [g.rouge_l for _, g, _ in scored]
         general_scores = [h.rouge_l for _, _, h in scored]
+        differences = [g - h for g, h in zip(guided_scores, general_scores, strict=True)]
         exact = sum(g.match == "exact" for _, g, _ in scored)
         near_exact = sum(g.match == "near_exact" for _, g, _ in scored)
         value: dict[str, float] = {
             "guided_rouge_l": _mean(guided_scores),
             "general_rouge_l": _mean(general_scores),
-            "difference": _mean([g - h for g, h in zip(guided_scores, general_scores, strict=True)]),
+            "difference": _mean(differences),
             "exact": exact,
             "near_exact": near_exact,
             "instances": len(scored),

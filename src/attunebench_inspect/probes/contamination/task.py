@@ -87,8 +87,7 @@ def contamination(
         for instance in selection.instances:
             by_conversation.setdefault(instance.conversation_id, []).append(instance)
         samples = [
-            probe_sample(conv, by_conversation.get(conv.conversation_id, []))
-            for _, conv in visible
+            probe_sample(conv, by_conversation.get(conv.conversation_id, [])) for _, conv in visible
         ]
         return Task(
             dataset=MemoryDataset(samples=samples, name=loaded.source.name),
