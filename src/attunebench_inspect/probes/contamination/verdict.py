@@ -6,15 +6,26 @@ one run of the probe: every instance of the conversations it probed.
 **Heuristic 1** (theirs): guided completions overlap the references significantly more than
 general ones. They compare the two mean ROUGE-L scores by bootstrap resampling each set of
 scores separately, 10,000 resamples, significant at p <= 0.05
-(src/helpers/bootstrap_helper.py). Departures, fixed before any measurement:
+(src/helpers/bootstrap_helper.py). Departures, each fixed before any measurement but the one
+marked:
 
 - The test is **paired**, over instances: the guided and the general completion of an instance
   complete the same segment, so the per-instance difference removes how predictable each text
-  is, which an unpaired comparison leaves in as noise. It is the **one-sided Wilcoxon
-  signed-rank test** (Wilcoxon 1945; `scipy.stats.wilcoxon`, alternative "greater", zero
-  differences dropped as Wilcoxon proposed) of guided minus general ROUGE-L. It needs no
-  assumption on the shape of the differences, which are bounded and piled at 0 and 1; a paired
-  bootstrap of the mean would be the other choice, and is what the reported interval uses.
+  is, which an unpaired comparison leaves in as noise. It is the one-sided **sign-flip
+  permutation test of the mean difference** (Fisher 1935; Good, "Permutation, Parametric and
+  Bootstrap Tests of Hypotheses", 2005), guided minus general ROUGE-L, by
+  `scipy.stats.permutation_test` (permutation type "samples": each instance's difference keeps or
+  flips its sign; exact for up to 13 instances, else 10,000 random sign patterns, seed 0). Its
+  null hypothesis is the one the design makes: a model that has not seen the data set gains
+  nothing from its name, so an instance's guided and general completions are exchangeable. It
+  is exact at any number of instances and assumes nothing about the shape of the differences,
+  which pile up at 0 and 1. Like the paper's, its statistic is the mean: contamination shows as a
+  share of instances recalled strongly, and a mean sees that share where a rank test dilutes it.
+  *Changed after a first measurement*, and reported as such: the probe was first written with the
+  one-sided Wilcoxon signed-rank test (same null, ranks instead of the mean); on 2 seeds of the
+  power benchmark it flagged a model recalling 10% of the texts by heuristic 1 in 1 run of 2, as
+  a rank test must when 90% of the differences are noise around 0. The benchmark keeps measuring
+  it beside the permutation test (docs/contamination.md). No other parameter was changed.
   With no non-zero difference there is no evidence: p = 1.
 - **alpha = 0.01** (`ALPHA`), not 0.05: the verdict fires on either heuristic, so the first one
   alone must stay well inside the 5% false-positive rate the probe is held to.
@@ -49,6 +60,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import stats
 
 from ...report.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
@@ -56,6 +68,8 @@ from .overlap import Match
 
 ALPHA = 0.01
 """Heuristic 1's significance level (one-sided)."""
+PERMUTATIONS = 10_000
+"""Random sign patterns of heuristic 1's test where there are more than 2**13 of them."""
 EXACT_NEEDED = 1
 NEAR_EXACT_NEEDED = 2
 MIN_INSTANCES = 10
@@ -68,8 +82,8 @@ RULE = (
     f"suspected if the guided completions hold at least {EXACT_NEEDED} exact or at least "
     f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= 0.75), at any number of instances; "
     f"else, with fewer than {MIN_INSTANCES} instances, too few instances to decide; else "
-    f"suspected if guided ROUGE-L exceeds general ROUGE-L by a one-sided Wilcoxon signed-rank "
-    f"test over instances at alpha {ALPHA}; else not suspected"
+    f"suspected if mean guided ROUGE-L exceeds mean general ROUGE-L by a one-sided paired "
+    f"sign-flip permutation test over instances at alpha {ALPHA}; else not suspected"
 )
 """The verdict's rule as it is printed beside the verdict."""
 
@@ -106,15 +120,20 @@ class Verdict:
         return (
             f"{self.reading}: {self.instances} instances; ROUGE-L guided "
             f"{self.guided_rouge_l:.3f}, general {self.general_rouge_l:.3f}, difference "
-            f"{self.difference.show(3)} (95% CI), Wilcoxon p = {self.p_value:.3g}; guided exact "
+            f"{self.difference.show(3)} (95% CI), permutation p = {self.p_value:.3g}; guided exact "
             f"{self.exact}, near-exact {self.near_exact} (general {self.general_exact}, "
             f"{self.general_near_exact})"
         )
 
 
+def _mean_of(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
+    mean: NDArray[np.float64] = np.mean(values, axis=axis)
+    return mean
+
+
 def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> float:
-    """One-sided Wilcoxon signed-rank p-value that guided exceeds general, paired by index;
-    1.0 when every difference is zero, NaN with no pair."""
+    """One-sided sign-flip permutation p-value that guided exceeds general on average, paired by
+    index; 1.0 when every difference is zero, NaN with no pair."""
     if len(guided) != len(general):
         raise ValueError(f"paired scores differ in length: {len(guided)} and {len(general)}")
     if not guided:
@@ -123,7 +142,15 @@ def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> f
     difference = np.round(np.asarray(guided, float) - np.asarray(general, float), 12)
     if not difference.any():
         return 1.0
-    result = stats.wilcoxon(difference, zero_method="wilcox", alternative="greater")
+    result = stats.permutation_test(
+        (difference,),
+        _mean_of,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=PERMUTATIONS,
+        alternative="greater",
+        random_state=np.random.default_rng(DEFAULT_SEED),
+    )
     return float(result.pvalue)
 
 
