@@ -10,7 +10,8 @@ evidence).
 
 The run's metrics, in `inspect view` and the log header, group `contamination_verdict`: the
 verdict as three indicators of which exactly one is 1 (`suspected`, `not_suspected`,
-`too_few_instances`), then the figures it reads.
+`too_few_instances`), then the figures it reads; the rule they follow is the score's metadata
+(`rule`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from inspect_ai.util import store_as
 from .instances import Instance
 from .overlap import Overlap, overlap
 from .solver import ProbeStore, instances_of
-from .verdict import InstanceResult, Verdict, decide
+from .verdict import RULE, InstanceResult, Verdict, decide
 
 RESULTS_KEY = "instances"
 """Score metadata: each instance's key and its two overlap scores and matches."""
@@ -107,7 +108,7 @@ def _line(instance: Instance, guided: Overlap, general: Overlap) -> str:
     )
 
 
-@scorer(metrics=[contamination_verdict()])
+@scorer(metrics=[contamination_verdict()], rule=RULE)
 def contamination_scorer() -> Scorer:
     """Each instance's guided and general completion against the unseen rest of its text."""
 
