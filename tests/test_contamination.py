@@ -5,8 +5,10 @@ prompt."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model
 
 import attunebench_inspect.providers.memorizer  # noqa: F401 (registers memorizer/*)
+from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.data.problems import InputError
 from attunebench_inspect.probes.contamination import contamination
 from attunebench_inspect.probes.contamination.instances import (
@@ -41,6 +44,7 @@ from attunebench_inspect.probes.contamination.verdict import (
 )
 from attunebench_inspect.providers.memorizer import paraphrase
 
+from .conftest import BUNDLED
 from .spy import Spy
 from .test_protocol import (
     CANARIES,
@@ -458,3 +462,26 @@ def test_each_call_is_one_plain_message_at_temperature_zero(
     instances = _metrics(log)["instances"]
     assert len(spy.calls) == 2 * instances
     assert all(len(call) == 1 and call[0].role == "user" for call in spy.calls)
+
+
+def test_power_benchmark_small_version(bundled_files: list[Path]) -> None:
+    """bench/contamination/probe_power.py on 3 seeds and 8 conversations: the negatives are never
+    suspected, a memorizer of 20% or 50% of the texts always is."""
+    path = Path(__file__).parents[1] / "bench" / "contamination" / "probe_power.py"
+    spec = importlib.util.spec_from_file_location("probe_power", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["probe_power"] = bench  # dataclasses resolve their module by name
+    spec.loader.exec_module(bench)
+    loaded = load_conversations(BUNDLED, load_codebook(None))
+    visible = [(c.source, split(c.conversation)[0]) for c in loaded.conversations]
+    runs = bench.measure(visible, [8], range(3))
+    by_model: dict[str, list[str]] = {}
+    for run in runs:
+        by_model.setdefault(run.model, []).append(run.reading)
+    negatives = [m.label for m in bench.MODELS if not m.positive]
+    assert len(negatives) == 5
+    for label in negatives:
+        assert by_model[label] == ["not suspected"] * 3, label
+    for share in ("0.2", "0.5"):
+        assert by_model[f"memorizer/recall share {share}"] == ["suspected"] * 3

@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -202,29 +203,16 @@ def table(runs: Sequence[Run]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=50, help="seeds 0..N-1 (default 50)")
-    parser.add_argument("--data", default=None, help="conversations (default: the bundled set)")
-    parser.add_argument(
-        "--conversations",
-        default="all,3",
-        help="comma-separated sizes: the first N conversations, or all (default all,3)",
-    )
-    parser.add_argument("--inspect-check", type=int, default=2, metavar="N")
-    parser.add_argument("--json", type=Path, default=None, help="write every run here")
-    args = parser.parse_args(argv)
-
-    loaded = load_conversations(args.data or bundled_conversations_dir(), load_codebook(None))
-    visible = [(c.source, split(c.conversation)[0]) for c in loaded.conversations]
-    sizes = [len(visible) if s == "all" else int(s) for s in args.conversations.split(",")]
-    started = time.perf_counter()
-    if args.inspect_check:
-        inspect_check(range(args.inspect_check), visible, Path("/tmp/probe_power_logs"))
+def measure(
+    visible: Sequence[tuple[str, VisibleConversation]],
+    sizes: Sequence[int],
+    seeds: Sequence[int],
+) -> list[Run]:
+    """Every model's verdict for every seed on the first `size` conversations, for each size."""
     runs: list[Run] = []
     for size in sizes:
         for model in MODELS:
-            for seed in range(args.seeds):
+            for seed in seeds:
                 results = results_of(model.make(seed), visible[:size], seed)
                 v = decide(results)
                 runs.append(
@@ -243,6 +231,30 @@ def main(argv: Sequence[str] | None = None) -> None:
                         wilcoxon_fires(results),
                     )
                 )
+    return runs
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=50, help="seeds 0..N-1 (default 50)")
+    parser.add_argument("--data", default=None, help="conversations (default: the bundled set)")
+    parser.add_argument(
+        "--conversations",
+        default="all,3",
+        help="comma-separated sizes: the first N conversations, or all (default all,3)",
+    )
+    parser.add_argument("--inspect-check", type=int, default=2, metavar="N")
+    parser.add_argument("--json", type=Path, default=None, help="write every run here")
+    args = parser.parse_args(argv)
+
+    loaded = load_conversations(args.data or bundled_conversations_dir(), load_codebook(None))
+    visible = [(c.source, split(c.conversation)[0]) for c in loaded.conversations]
+    sizes = [len(visible) if s == "all" else int(s) for s in args.conversations.split(",")]
+    started = time.perf_counter()
+    if args.inspect_check:
+        with tempfile.TemporaryDirectory() as logs:
+            inspect_check(range(args.inspect_check), visible, Path(logs))
+    runs = measure(visible, sizes, range(args.seeds))
     print(table(runs))
     print(
         f"\n{args.seeds} seeds, {len(runs)} runs, {time.perf_counter() - started:.0f} s",
