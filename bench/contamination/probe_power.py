@@ -177,7 +177,15 @@ def inspect_check(
 
 def _rate(k: int, n: int) -> str:
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return f"{k}/{n} = {k / n:.0%} [{ci.low:.0%}, {ci.high:.0%}]"
+    return f"{k}/{n} = {k / n:.1%} [{ci.low:.1%}, {ci.high:.1%}]"
+
+
+def _order(model: str) -> int:
+    """Table order: the models as listed, each size's pooled negatives after its negatives."""
+    labels = [m.label for m in MODELS]
+    if model in labels:
+        return labels.index(model) + (1 if labels.index(model) > 4 else 0)
+    return 5
 
 
 def table(runs: Sequence[Run]) -> str:
@@ -186,9 +194,15 @@ def table(runs: Sequence[Run]) -> str:
         "| too few | heuristic 1 by Wilcoxon (replaced) |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    keys = list(dict.fromkeys((r.model, r.conversations) for r in runs))
-    for model, conversations in keys:
-        group = [r for r in runs if r.model == model and r.conversations == conversations]
+    negatives = {m.label for m in MODELS if not m.positive}
+    groups: dict[tuple[str, int], list[Run]] = {}
+    for run in runs:
+        groups.setdefault((run.model, run.conversations), []).append(run)
+        if run.model in negatives:
+            groups.setdefault(("every negative, pooled", run.conversations), []).append(run)
+    for (model, conversations), group in sorted(
+        groups.items(), key=lambda item: (-item[0][1], _order(item[0][0]))
+    ):
         n = len(group)
         instances = sorted({r.instances for r in group})
         span = f"{instances[0]}" if len(instances) == 1 else f"{instances[0]}-{instances[-1]}"
