@@ -135,7 +135,7 @@ def test_overlap_stays_in_range(segment: str, reference: str, completion: str) -
 
 @settings(max_examples=200, deadline=None)
 @given(
-    text=st.lists(st.from_regex(r"[A-Za-z',.!?]{1,12}", fullmatch=True), min_size=20, max_size=80),
+    text=st.lists(st.text("aZ',.!?", min_size=1, max_size=12), min_size=20, max_size=80),
     fraction=st.floats(SEGMENT_LOW, SEGMENT_HIGH),
 )
 def test_a_cut_keeps_every_word_and_leaves_both_parts(text: list[str], fraction: float) -> None:
