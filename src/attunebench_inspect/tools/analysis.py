@@ -2,8 +2,10 @@
 
 Inspect's `samples_df` gives each scorer's dict-valued score as one JSON string per sample;
 `metrics_df` flattens them into one column per metric (the catalog's names, e.g.
-`emotion_f1`, and the counts beside them), with the run's model, task and mode. Needs the
-`analysis` extra (pandas and pyarrow): `pip install "attunebench-inspect[analysis]"`.
+`emotion_f1`, and the counts beside them), with the run's model, task and mode. The
+contamination probe's logs are left out: its result is a verdict per run, not a metric per
+conversation (`attunebench report` shows it). Needs the `analysis` extra (pandas and pyarrow):
+`pip install "attunebench-inspect[analysis]"`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspect_ai.log import read_eval_log
+
+from ..probes.contamination.dataset import METHOD_KEY
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +34,8 @@ def _value(cell: Any) -> dict[str, Any]:
 
 def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
     """One row per sample (conversation and epoch) of the given logs or log folders: Inspect's
-    sample columns, `model`, `task_name` and `mode`, then one column per metric value."""
+    sample columns, `model`, `task_name` and `mode`, then one column per metric value. The
+    contamination probe's logs are left out."""
     try:
         import pandas as pd
         from inspect_ai.analysis import EvalInfo, EvalModel, SampleSummary, samples_df
@@ -42,6 +47,14 @@ def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
 
     paths = [str(p) for p in ([logs] if isinstance(logs, str | Path) else logs)]
     samples = samples_df(paths, columns=[*SampleSummary, *EvalInfo, *EvalModel])
+    metadata = {
+        path: read_eval_log(path, header_only=True).eval.metadata or {}
+        for path in samples["log"].unique()
+    }
+    probe = samples["log"].isin([path for path, m in metadata.items() if METHOD_KEY in m])
+    # Without the probe's rows, and without the columns only they fill (its sample metadata).
+    only_probe = [c for c in samples.columns if samples.loc[~probe, c].isna().all()]
+    samples = samples.loc[~probe].drop(columns=[c for c in only_probe if samples[c].notna().any()])
     scores = [c for c in samples.columns if c.startswith(SCORE_PREFIX)]
     flat = pd.DataFrame(
         [
@@ -50,9 +63,6 @@ def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
         ],
         index=samples.index,
     )
-    modes = {
-        path: (read_eval_log(path, header_only=True).eval.metadata or {}).get("mode")
-        for path in samples["log"].unique()
-    }
+    modes = {path: m.get("mode") for path, m in metadata.items()}
     samples = samples.drop(columns=scores).assign(mode=samples["log"].map(modes))
     return pd.concat([samples, flat.apply(pd.to_numeric, errors="coerce")], axis=1)
