@@ -219,3 +219,5 @@ def test_a_moved_import_path_works_with_a_deprecation_warning(old: str, new: str
     with pytest.warns(DeprecationWarning, match=f"{old} is now {new}"):
         moved = importlib.import_module(old)
     assert moved is importlib.import_module(new)
+    # It keeps its own spec: Inspect reads it to tell an installed task from a local file.
+    assert moved.__spec__ is not None and moved.__spec__.name == new

@@ -48,6 +48,9 @@ def new_name(old: str) -> str | None:
 
 
 class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self) -> None:
+        self._own_specs: dict[str, importlib.machinery.ModuleSpec | None] = {}
+
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
@@ -63,10 +66,18 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             DeprecationWarning,
             stacklevel=2,
         )
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        self._own_specs[spec.name] = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """The module is the one at its new path, already executed."""
+        """The module is the one at its new path, already executed. The import system has just
+        given it the old path's spec (which has no origin): it gets its own back, or Inspect,
+        which reads a task module's spec to tell an installed package from a local file, would
+        log the suite's tasks with a task file and `eval_set` would no longer recognise their
+        finished runs."""
+        if module.__spec__ is not None and module.__spec__.name in self._own_specs:
+            module.__spec__ = self._own_specs.pop(module.__spec__.name)
 
 
 def install() -> None:
