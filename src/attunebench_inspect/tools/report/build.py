@@ -14,10 +14,16 @@ from ...solve.modes import PRIMARY
 from ..third_party.labels import read_identities
 from ..third_party.study import ThirdPartySection, rescore_runs, third_party_section
 from . import analyses
+from .contamination import (
+    PROBE_TASK,
+    ContaminationRow,
+    contamination_rows,
+    is_contamination_run,
+)
 from .filters import load_groups, parse_filter
 from .logs import Run, Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
-from .table import RunTable, run_table
+from .table import RunTable, model_label, run_table
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,8 @@ class Report:
     profile_capability: list[analyses.ProfileCapability] = field(default_factory=list)
     third_party: ThirdPartySection | None = None
     """Every run against third-party labels (`--third-party`); None without answer files."""
+    contamination: list[ContaminationRow] = field(default_factory=list)
+    """One row per model probed for contamination: the verdict beside its Composite."""
 
     def composite(self, model: str, mode: str = PRIMARY) -> float:
         """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
@@ -69,6 +77,12 @@ def _only(table: RunTable, keep: set[str]) -> RunTable:
     return dataclasses.replace(
         table, conversations={k: v for k, v in table.conversations.items() if k in keep}
     )
+
+
+def is_main_task_run(run: Run) -> bool:
+    """A run of the main task (a mode), not of the profile task or the contamination probe: what
+    the Composite, the leaderboard and every analysis of the paper read."""
+    return not is_profile_run(run) and not is_contamination_run(run)
 
 
 def build_report(
@@ -94,8 +108,9 @@ def build_report(
     named = load_groups(groups)
     runs, skipped = read_runs(logs)
     # Each table reads its run's summaries, then lets them go.
-    tables = [run_table(r) for r in runs if not is_profile_run(r)]
+    tables = [run_table(r) for r in runs if is_main_task_run(r)]
     profile_tables = [profile_table(r) for r in runs if is_profile_run(r)]
+    probes = [r for r in runs if is_contamination_run(r)]
     if where:
         selects = parse_filter(where, named)
         tables, profile_tables = (
@@ -115,17 +130,28 @@ def build_report(
         tally = counts.setdefault(pair.mode, {}).setdefault(pair.metric, [0, 0])
         tally[0] += pair.distinguished
         tally[1] += 1
+    leaderboard = analyses.leaderboard(tables, settings, metrics)
+    contamination = contamination_rows(
+        [(model_label(r.model), r) for r in probes],
+        [(row.model, row.mode, row.composite) for row in leaderboard],
+    )
     return Report(
         resamples=resamples,
         seed=seed,
         where=where,
         compare=compare,
         runs=[
-            RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
-            for t in (*tables, *profile_tables)
+            *(
+                RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
+                for t in (*tables, *profile_tables)
+            ),
+            *(
+                RunInfo(c.model, PROBE_TASK, run.task, c.contamination.conversations, run.location)
+                for c, run in zip(contamination, probes, strict=True)
+            ),
         ],
         skipped=skipped,
-        leaderboard=analyses.leaderboard(tables, settings, metrics),
+        leaderboard=leaderboard,
         distinguishability=pairs,
         distinguished=counts,
         perspective=analyses.perspective_gaps(tables, settings),
@@ -142,6 +168,7 @@ def build_report(
         if compare
         else [],
         third_party=third_party_found,
+        contamination=contamination,
     )
 
 
