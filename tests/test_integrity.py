@@ -1,6 +1,6 @@
-"""Integrity: labels stay out of repair and judge prompts and out of third-party labels,
-injected text cannot steer scoring, keys never reach logs or reports, runs reproduce, and
-retries redo nothing that finished."""
+"""Integrity: labels stay out of repair, judge and contamination-probe prompts and out of
+third-party labels, injected text cannot steer scoring, keys never reach logs or reports, runs
+reproduce, and retries redo nothing that finished."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model
 from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import attunebench, profile
+from attunebench_inspect import attunebench, contamination, profile
 from attunebench_inspect.data.codebook import Codebook
 from attunebench_inspect.tools.report.build import build_report
 from attunebench_inspect.tools.report.logs import read_runs
@@ -38,7 +38,7 @@ def _scores(log: Any) -> dict[str, Any]:
     return {str(s.id): {k: v.value for k, v in s.scores.items()} for s in log.samples}
 
 
-def test_no_label_in_repair_or_judge_prompts(
+def test_no_label_in_repair_judge_or_contamination_probe_prompts(
     tmp_path: Path, conversation_raw: dict[str, Any]
 ) -> None:
     def first_answers_broken(messages: list[ChatMessage], config: GenerateConfig) -> str:
@@ -54,7 +54,17 @@ def test_no_label_in_repair_or_judge_prompts(
         display="none",
         log_dir=str(tmp_path / "logs"),
     )
-    prompts = em.texts() + judge.texts()
+    # The contamination probe reads the same planted conversation (tests/test_contamination.py
+    # also checks its prompts byte for byte against a conversation with every label changed).
+    probe = Spy()
+    probed = eval(
+        contamination(data=str(tmp_path)),
+        model=probe.model("probed"),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
+    assert probed.status == "success" and probe.calls
+    prompts = em.texts() + judge.texts() + probe.texts()
     assert any(is_repair(call) for call in em.calls + judge.calls)
     for canary in CANARIES:
         assert not any(canary in p for p in prompts)

@@ -3,8 +3,10 @@ warning, until the next release: `from attunebench_inspect.report.build import b
 gives `attunebench_inspect.tools.report.build`'s own `build_report`.
 
 An old path is a small module of its own that forwards every attribute to the new one (PEP 562),
-not the new module registered under a second name: a module object known by two names confuses
-code that maps files to module names, Inspect's task registry among it.
+not the new module registered under a second name: the import system would give the module the
+old path's spec, which has no origin, and Inspect, which reads a task module's spec to tell an
+installed package from a local file, would then log the suite's tasks with a task file, so that
+`eval_set` no longer recognised their finished runs.
 """
 
 from __future__ import annotations

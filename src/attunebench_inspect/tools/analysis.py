@@ -3,8 +3,10 @@
 Inspect's `samples_df` gives each scorer's dict-valued score as one JSON string per sample;
 `metrics_df` flattens them into one column per metric (the catalog's names, e.g.
 `emotion_f1`, and the counts beside them), with the run's model, task and mode. `third_party_df`
-gives the same runs scored again against third-party labels (docs/third-party.md). Needs the
-`analysis` extra (pandas and pyarrow): `pip install "attunebench-inspect[analysis]"`.
+gives the same runs scored again against third-party labels (docs/third-party.md). The
+contamination probe's logs are left out: its result is a verdict per run, not a metric per
+conversation (`attunebench report` shows it). Needs the `analysis` extra (pandas and pyarrow):
+`pip install "attunebench-inspect[analysis]"`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspect_ai.log import read_eval_log
+
+from ..probes.contamination.dataset import METHOD_KEY
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,7 +46,8 @@ def _missing(function: str, ex: ImportError) -> RuntimeError:
 
 def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
     """One row per sample (conversation and epoch) of the given logs or log folders: Inspect's
-    sample columns, `model`, `task_name` and `mode`, then one column per metric value."""
+    sample columns, `model`, `task_name` and `mode`, then one column per metric value. The
+    contamination probe's logs are left out."""
     try:
         import pandas as pd
         from inspect_ai.analysis import EvalInfo, EvalModel, SampleSummary, samples_df
@@ -51,6 +56,14 @@ def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
 
     paths = _paths(logs)
     samples = samples_df(paths, columns=[*SampleSummary, *EvalInfo, *EvalModel])
+    metadata = {
+        path: read_eval_log(path, header_only=True).eval.metadata or {}
+        for path in samples["log"].unique()
+    }
+    probe = samples["log"].isin([path for path, m in metadata.items() if METHOD_KEY in m])
+    # Without the probe's rows, and without the columns only they fill (its sample metadata).
+    only_probe = [c for c in samples.columns if samples.loc[~probe, c].isna().all()]
+    samples = samples.loc[~probe].drop(columns=[c for c in only_probe if samples[c].notna().any()])
     scores = [c for c in samples.columns if c.startswith(SCORE_PREFIX)]
     flat = pd.DataFrame(
         [
@@ -59,10 +72,7 @@ def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
         ],
         index=samples.index,
     )
-    modes = {
-        path: (read_eval_log(path, header_only=True).eval.metadata or {}).get("mode")
-        for path in samples["log"].unique()
-    }
+    modes = {path: m.get("mode") for path, m in metadata.items()}
     samples = samples.drop(columns=scores).assign(mode=samples["log"].map(modes))
     return pd.concat([samples, flat.apply(pd.to_numeric, errors="coerce")], axis=1)
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ..data.codebook import load_codebook
-from ..data.problems import DataError, InputError
+from ..data.problems import InputError
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -36,13 +36,14 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 def _composite(args: argparse.Namespace) -> int:
+    from .report.build import is_main_task_run
     from .report.composite import agrees, run_composite
     from .report.logs import read_runs
-    from .report.profile_table import is_profile_run
 
     runs, skipped = read_runs(args.logs)
-    # The profile task has no Composite (its composite is in `attunebench report`).
-    runs = [r for r in runs if not is_profile_run(r)]
+    # The profile task and the contamination probe have no Composite (`attunebench report`
+    # shows them).
+    runs = [r for r in runs if is_main_task_run(r)]
     for item in skipped:
         print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
     if not runs:
@@ -67,6 +68,7 @@ def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .report.build import build_report
+    from .report.contamination import PROBE_TASK
     from .report.filters import FilterError
     from .report.html import PLOTS_HINT, plots_available, to_html, write_plots
     from .report.render import to_csv, to_json, to_markdown, to_terminal
@@ -113,10 +115,13 @@ def _report(args: argparse.Namespace) -> int:
     if not report.runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1
-    if args.where and not any(r.conversations for r in report.runs):
+    # The contamination probe's verdict is a run's, over every text it probed: --where does not
+    # filter it.
+    filtered = [r for r in report.runs if r.mode != PROBE_TASK]
+    if args.where and not any(r.conversations for r in filtered):
         print(
             f"attunebench report: --where {args.where!r} matches no conversation in "
-            f"{len(report.runs)} runs",
+            f"{len(filtered)} runs",
             file=sys.stderr,
         )
         return 1
@@ -176,6 +181,10 @@ def _estimate(args: argparse.Namespace) -> int:
             raise ValueError("--price-in and --price-out are required with --model")
         if not models and (args.price_in or args.price_out or args.price_cached_in):
             raise ValueError("prices are per model: name the models to bill with --model")
+        if not models and args.contamination:
+            raise ValueError(
+                "--contamination adds the probe to a bill: name the models with --model"
+            )
         inputs = _per_model("price-in", args.price_in or [], len(models))
         outputs = _per_model("price-out", args.price_out or [], len(models))
         cached: list[float | None] = (
@@ -201,6 +210,7 @@ def _estimate(args: argparse.Namespace) -> int:
             plan=Plan(args.schedule, args.answer_format),
             bill=bool(models),
             breakdown=args.breakdown,
+            contamination=args.contamination,
         )
     except TokenizerMissing as ex:
         print(f"attunebench estimate: {ex}", file=sys.stderr)
@@ -459,6 +469,12 @@ def _add_estimate(commands: Commands) -> None:
         "(a calibrated characters-per-token estimate)",
     )
     estimate.add_argument(
+        "--contamination",
+        action="store_true",
+        help="also bill the contamination probe (attunebench_inspect/contamination) on the same "
+        "data: two calls per probed text (docs/contamination.md)",
+    )
+    estimate.add_argument(
         "--breakdown",
         action="store_true",
         help="also (or, without --model, only) each mode's input by kind of content: the "
@@ -621,7 +637,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except DataError as ex:
+    except InputError as ex:  # a data set or codebook it cannot use, in located lines
         print(ex, file=sys.stderr)
         return 1
     return code

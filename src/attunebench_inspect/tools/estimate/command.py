@@ -21,6 +21,7 @@ from .bill import (
 from .breakdown import Breakdown, breakdown_document, breakdown_lines, mode_breakdown
 from .cache.count import counter
 from .cache.rules import Tokens
+from .probe import PROBE, probe_requests
 
 
 @dataclass
@@ -42,15 +43,20 @@ def estimate_modes(
     plan: Plan | None = None,
     bill: bool = True,
     breakdown: bool = False,
+    contamination: bool = False,
 ) -> Estimates:
     """Every request of a run in each mode, built offline (`captured`) and counted: for the bill,
-    for the breakdown, or for both from the same requests."""
+    for the breakdown, or for both from the same requests; with `contamination`, the bill of the
+    contamination probe on the same data too."""
     estimates = Estimates(tokenizer, Tokens(counter(tokenizer)), plan or Plan())
     for mode, conversations in captured(data, codebook, modes, judge):
         if bill:
             estimates.bill.append(mode_estimate(mode, judge, conversations, estimates.tokens))
         if breakdown:
             estimates.breakdown.append(mode_breakdown(mode, judge, conversations, estimates.tokens))
+    if contamination and bill:
+        probe = probe_requests(data, codebook)
+        estimates.bill.append(mode_estimate(PROBE, False, probe, estimates.tokens))
     return estimates
 
 

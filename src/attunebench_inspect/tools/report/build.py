@@ -14,11 +14,17 @@ from ...solve.modes import PRIMARY
 from ..third_party.labels import read_identities
 from ..third_party.study import ThirdPartySection, rescore_runs, third_party_section
 from . import analyses
+from .contamination import (
+    PROBE_TASK,
+    ContaminationRow,
+    contamination_rows,
+    is_contamination_run,
+)
 from .filters import load_groups, parse_filter
 from .logs import Run, Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
 from .stability import RankTable, RunStability, rank_tables, run_stability
-from .table import RunTable, run_table
+from .table import RunTable, model_label, run_table
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class Report:
     """Per mode: how often each pair of models keeps its order over bootstrap replicates."""
     third_party: ThirdPartySection | None = None
     """Every run against third-party labels (`--third-party`); None without answer files."""
+    contamination: list[ContaminationRow] = field(default_factory=list)
+    """One row per model probed for contamination: the verdict beside its Composite."""
 
     def composite(self, model: str, mode: str = PRIMARY) -> float:
         """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
@@ -77,6 +85,12 @@ def _only(table: RunTable, keep: set[str]) -> RunTable:
         epoch_composites={k: v for k, v in table.epoch_composites.items() if k in keep},
         records=[r for r in table.records if r.conversation in keep],
     )
+
+
+def is_main_task_run(run: Run) -> bool:
+    """A run of the main task (a mode), not of the profile task or the contamination probe: what
+    the Composite, the leaderboard and every analysis of the paper read."""
+    return not is_profile_run(run) and not is_contamination_run(run)
 
 
 def build_report(
@@ -112,15 +126,14 @@ def build_report(
     # Each table reads its run's summaries, then lets them go; a run's stability records go
     # once its stability is computed (a sweep's would not fit in memory together).
     tables, perspective, stability = [], [], []
-    for run in runs:
-        if is_profile_run(run):
-            continue
+    for run in filter(is_main_task_run, runs):
         table = kept(run_table(run))
         gaps = analyses.perspective_gaps([table], settings)
         perspective += gaps
         stability.append(run_stability(run, table, gaps, settings))
         tables.append(dataclasses.replace(table, records=[]))
     profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
+    probes = [r for r in runs if is_contamination_run(r)]
     third_party_found = (
         _third_party(runs, tables, third_party, identities, codebook, settings)
         if third_party
@@ -133,17 +146,28 @@ def build_report(
         tally = counts.setdefault(pair.mode, {}).setdefault(pair.metric, [0, 0])
         tally[0] += pair.distinguished
         tally[1] += 1
+    leaderboard = analyses.leaderboard(tables, settings, metrics)
+    contamination = contamination_rows(
+        [(model_label(r.model), r) for r in probes],
+        [(row.model, row.mode, row.composite) for row in leaderboard],
+    )
     return Report(
         resamples=resamples,
         seed=seed,
         where=where,
         compare=compare,
         runs=[
-            RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
-            for t in (*tables, *profile_tables)
+            *(
+                RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
+                for t in (*tables, *profile_tables)
+            ),
+            *(
+                RunInfo(c.model, PROBE_TASK, run.task, c.contamination.conversations, run.location)
+                for c, run in zip(contamination, probes, strict=True)
+            ),
         ],
         skipped=skipped,
-        leaderboard=analyses.leaderboard(tables, settings, metrics),
+        leaderboard=leaderboard,
         distinguishability=pairs,
         distinguished=counts,
         perspective=perspective,
@@ -162,6 +186,7 @@ def build_report(
         stability=stability,
         rank_stability=rank_tables(tables, settings),
         third_party=third_party_found,
+        contamination=contamination,
     )
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import fsspec  # type: ignore[import-untyped]  # (no type information; Inspect's own dependency)
 from inspect_ai.log import list_eval_logs
 
-from ...solve.modes import PRIMARY
 from .log_fields import RunHeader, SampleRow, local_path, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
@@ -43,8 +42,7 @@ class Run:
 
     @property
     def mode(self) -> str:
-        metadata = self.header.eval.metadata or {}
-        return str(metadata.get("mode", PRIMARY))
+        return mode_of(self.header)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -89,6 +87,13 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
     return files
 
 
+def mode_of(header: RunHeader) -> str:
+    """A main-task run's mode; for the suite's other tasks, which have none, the task's own name
+    (`profile`, `contamination`), so that no other run reads as a mode's."""
+    mode = (header.eval.metadata or {}).get("mode")
+    return str(mode) if mode is not None else header.eval.task.rpartition("/")[2]
+
+
 def _is_attunebench(header: RunHeader) -> bool:
     return "codebook_sha256" in (header.eval.metadata or {})
 
@@ -123,8 +128,7 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
                 reason = header.status
             skipped.append(Skipped(location, f"status {header.status}: {reason}"))
             continue
-        metadata = header.eval.metadata or {}
-        key = (header.eval.task, header.eval.model, str(metadata.get("mode", PRIMARY)))
+        key = (header.eval.task, header.eval.model, mode_of(header))
         current = newest.get(key)
         if current is None or header.eval.created > current[1].eval.created:
             if current is not None:

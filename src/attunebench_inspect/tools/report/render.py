@@ -20,6 +20,7 @@ from ..third_party.analysis import COEFFICIENT, RULE, TASK_LABELS, Agreement
 from ..third_party.study import ModeStudy
 from .analyses import FEW_CONVERSATIONS, PHRASING_EFFECTS, PROFILE_SUMMARY, Drift, HumanComparison
 from .build import Report
+from .contamination import NOT_PROBED, ContaminationRow
 from .stability import RunStability
 
 Cell = str | float | int | None
@@ -102,10 +103,19 @@ def _no_mode_deltas(report: Report) -> str:
 _PILLARS = ("emotion_pillar", "evaluation_pillar", "holistic_pillar")
 
 
+def _verdicts(report: Report) -> dict[str, str]:
+    """Each probed model's contamination verdict, by the name the leaderboard gives it."""
+    return {c.model: c.contamination.verdict for c in report.contamination}
+
+
 def _leaderboard(report: Report) -> list[Table]:
+    # The contamination verdict sits beside the Composite wherever a model was probed, so that
+    # no reader sees one without the other (DESIGN.md, "Validity instruments").
+    verdicts = _verdicts(report)
+    beside = ["contamination"] if verdicts else []
     board = Table(
         "Leaderboard: Composite and pillars (95% bootstrap CI over conversations)",
-        ["mode", "model", "conversations", *map(label, ("composite", *_PILLARS))],
+        ["mode", "model", "conversations", *map(label, ("composite", *_PILLARS)), *beside],
         [
             [
                 r.mode,
@@ -113,10 +123,13 @@ def _leaderboard(report: Report) -> list[Table]:
                 r.composite.n,
                 _ci(r.composite, 2),
                 *(_ci(r.metrics[p]) if p in r.metrics else "-" for p in _PILLARS),
+                *([verdicts.get(r.model, NOT_PROBED)] if verdicts else []),
             ]
             for r in report.leaderboard
         ],
-        "'chance' is the attunebench/random baseline." + _few_runs(report),
+        "'chance' is the attunebench/random baseline."
+        + (" Contamination: the probe's verdict (below)." if verdicts else "")
+        + _few_runs(report),
     )
     per_mode = []
     for mode in sorted({r.mode for r in report.leaderboard}):
@@ -133,6 +146,65 @@ def _leaderboard(report: Report) -> list[Table]:
             )
         )
     return [board, *per_mode]
+
+
+def _composites(row: ContaminationRow) -> str:
+    return "; ".join(f"{mode} {_ci(c, 2)}" for mode, c in sorted(row.composite.items())) or "-"
+
+
+def _contamination(report: Report) -> list[Table]:
+    """Has the model seen these conversations? The probe's verdict per model, beside its
+    Composite (docs/contamination.md)."""
+    rows = report.contamination
+    rules = sorted({c.contamination.rule for c in rows if c.contamination.rule})
+    empty = [
+        f"{r.model} ({r.contamination.empty_completions})"
+        for r in rows
+        if r.contamination.empty_completions
+    ]
+    return [
+        Table(
+            "Contamination: has the model seen these conversations?",
+            [
+                "model",
+                "verdict",
+                "Composite [95% CI] by mode",
+                "ROUGE-L guided / general",
+                "difference [95% CI]",
+                "permutation p",
+                "exact / near-exact",
+                "texts (conversations)",
+                "seed",
+            ],
+            [
+                [
+                    r.model,
+                    c.verdict,
+                    _composites(r),
+                    f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
+                    _ci(c.difference),
+                    number(c.p_value, 4),
+                    f"{c.exact} / {c.near_exact}",
+                    f"{c.instances} ({c.conversations})",
+                    "-" if c.seed is None else c.seed,
+                ]
+                for r in rows
+                for c in (r.contamination,)
+            ],
+            "The verdict sits beside the Composite, never inside it: a suspected model may score "
+            "by recall as well as attunement; not suspected is not proof that it never saw the "
+            "data (docs/contamination.md). Guided: the instruction names the data set; general: "
+            "the same text, nothing named; difference: guided minus general; exact and "
+            "near-exact: guided completions."
+            + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
+            + (" Over every text each probe ran: --where does not apply." if report.where else "")
+            + " Rule: "
+            + (" | ".join(rules) or "-"),
+            empty="No contamination probe among the logs: `inspect eval "
+            "attunebench_inspect/contamination --model MODEL` checks whether a model has seen "
+            "the conversations (docs/contamination.md).",
+        )
+    ]
 
 
 def _distinguishability(report: Report) -> list[Table]:
@@ -969,6 +1041,7 @@ def to_json(report: Report) -> str:
 
 SECTIONS: tuple[Callable[[Report], list[Table]], ...] = (
     _leaderboard,
+    _contamination,
     _humans,
     _distinguishability,
     _perspective_and_drift,
@@ -985,6 +1058,7 @@ nothing to show)."""
 
 
 def tables(report: Report) -> list[Table]:
-    if report.profile and not report.leaderboard:
-        return _profile(report)  # profile runs only: the main task's analyses have no rows
+    if not report.leaderboard:
+        # No run of the main task: its analyses have no rows; only the other tasks' sections.
+        return [*(_contamination(report) if report.contamination else []), *_profile(report)]
     return [table for section in SECTIONS for table in section(report)]

@@ -31,6 +31,11 @@ SUBGROUP_KEYS = (
 )
 
 
+def model_label(model: str) -> str:
+    """How the report names a run's model: the random baseline is "chance"."""
+    return CHANCE_LABEL if model == CHANCE_MODEL else model
+
+
 @dataclass(frozen=True)
 class Conversation:
     id: str
@@ -63,7 +68,7 @@ class RunTable:
 
     @property
     def label(self) -> str:
-        return CHANCE_LABEL if self.model == CHANCE_MODEL else self.model
+        return model_label(self.model)
 
     @cached_property
     def ids(self) -> list[str]:
