@@ -17,15 +17,16 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from .data.problems import InputError, shorten
+from .data.problems import DataError, InputError, shorten
 from .data.profile import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
 from .data.profile_vocabulary import load_vocabulary, vocabulary_warnings
 from .data.samples import to_dataset
+from .data.source import BUNDLED
 from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
 from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
-from .solve.profile import profile_solver
+from .solve.profile import profile_solver, vocabulary_problems
 from .solve.provider_rules import ANSWER_FORMATS, AnswerFormat
 from .solve.schedule import SCHEDULES, Schedule
 
@@ -33,7 +34,7 @@ from .solve.schedule import SCHEDULES, Schedule
 @task
 def attunebench(
     mode: str = PRIMARY,
-    data: str | None = None,
+    data: str = BUNDLED,
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
@@ -45,8 +46,11 @@ def attunebench(
 
     Args:
         mode: default, verbose, omniscient or verbose_omniscient.
-        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
-        codebook: annotation codebook JSON (default: the bundled codebook).
+        data: a data set root (a folder holding the conversations and their codebook, as the
+            bundled dataset/ or the published deposit), a conversation folder, a JSON file or a
+            JSONL file (default: bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
         shuffle_seed: seed of the per-turn order of the three responses in the pairwise call.
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
             of stopping with the list of problems.
@@ -67,9 +71,9 @@ def attunebench(
         one_of("schedule", schedule, SCHEDULES)
         loaded = load(data, codebook, skip_invalid)
         return Task(
-            dataset=to_dataset(loaded.result, name=loaded.source.name),
+            dataset=to_dataset(loaded.result, name=loaded.dataset_name),
             solver=attunebench_solver(spec, loaded.book, shuffle_seed, answer_format, schedule),
-            scorer=attunebench_scorers(codebook),
+            scorer=attunebench_scorers(loaded.codebook_param),
             headline_metric=HEADLINE,
             version=TASK_VERSION,
             metadata={
@@ -150,7 +154,7 @@ if tuple(MODE_TASKS) != MODES:  # pragma: no cover - a declaration without its t
 
 @task
 def profile(
-    data: str | None = None,
+    data: str = BUNDLED,
     codebook: str | None = None,
     vocabulary: str | None = None,
     skip_invalid: bool = False,
@@ -160,8 +164,10 @@ def profile(
     topic attitude) from the whole conversation, in one call (docs/profile.md).
 
     Args:
-        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
-        codebook: annotation codebook JSON (default: the bundled codebook).
+        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
+            bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
         vocabulary: the answer options of the profile fields, JSON shaped as the bundled
             dataset/profile_vocabulary.json (default: that file).
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
@@ -171,13 +177,19 @@ def profile(
         no_unknown(unknown, ("data", "codebook", "vocabulary", "skip_invalid"))
         check("vocabulary", vocabulary, (str, type(None)), "a path")
         words = load_vocabulary(vocabulary)
+        unusable = vocabulary_problems(words)
+        if unusable:
+            raise DataError(unusable)
         loaded = load(data, codebook, skip_invalid)
         loaded = replace(loaded, result=check_profiles(loaded.result, skip_invalid))
         conversations = loaded.result.conversations
-        warnings = [w for c in conversations for w in vocabulary_warnings(c, words)]
+        warnings = [
+            *words.warnings,
+            *(w for c in conversations for w in vocabulary_warnings(c, words)),
+        ]
         options = words.options()
         return Task(
-            dataset=profile_dataset(conversations, name=loaded.source.name),
+            dataset=profile_dataset(conversations, name=loaded.dataset_name),
             solver=profile_solver(options),
             scorer=profile_scorer(words.dump()),
             headline_metric=PROFILE_HEADLINE,

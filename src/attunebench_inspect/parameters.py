@@ -14,15 +14,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import rich
 import yaml
+from inspect_ai.model import get_model
 from inspect_ai.util import display_type
 
-from ._bundled import bundled_conversations_dir
 from .data.codebook import Codebook, load_codebook
 from .data.load import LoadResult, load_conversations
 from .data.problems import DataProblem, InputError, shorten
+from .data.source import BUNDLED, DataSource, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +54,38 @@ def told() -> Iterator[None]:
         raise
 
 
+def _masked(url: str) -> str | None:
+    """`url` with its password (or token) masked, None where it carries no credentials."""
+    parts = urlsplit(url)
+    if not (parts.username or parts.password):
+        return None
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}{port}"))
+
+
+def warn_credentials() -> None:
+    """Warn, as a run starts, where a model's base URL carries credentials
+    (`http://user:pass@host`): Inspect writes the base URL into the log header as given, where
+    anyone the log is shared with reads it. The suite does not write that header."""
+    urls: set[str] = set()
+    for role in (None, "judge"):
+        try:
+            url = get_model(role=role).api.base_url
+        except Exception:  # outside an eval (a task built in Python) there is no model yet
+            continue
+        if url:
+            urls.add(url)
+    for url in sorted(urls):
+        masked = _masked(url)
+        if masked is not None:
+            logger.warning(
+                f"the model base URL {masked} carries credentials: Inspect writes it into the "
+                "log header (eval.model_base_url) as given; pass the key as the provider's API "
+                "key variable (e.g. OPENAI_API_KEY) and a base URL without it"
+            )
+
+
 def check(name: str, value: object, kind: type | tuple[type, ...], expected: str) -> None:
     if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
         raise InputError(f"task parameter {name} must be {expected}; got {value!r}")
@@ -74,13 +108,34 @@ def no_unknown(params: dict[str, Any], accepted: Sequence[str]) -> None:
         )
 
 
+EMPTY_DATA = (
+    "task parameter data is empty (an unset shell variable in -T data=$VAR?); expected a data "
+    f"set path, or no data parameter for the bundled synthetic set (data={BUNDLED})"
+)
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A checked data set: what every task builds on."""
 
     book: Codebook
-    source: Path
+    source: DataSource
     result: LoadResult
+
+    @property
+    def codebook_param(self) -> str | None:
+        """The codebook as the scorers look it up (None: the bundled one)."""
+        return None if self.source.codebook is None else str(self.source.codebook)
+
+    @property
+    def dataset_name(self) -> str:
+        """The name of the run's data set in its log (`inspect view` shows it beside CONFIG):
+        which data set, and the digests that tell two runs on different data or codebooks apart."""
+        name = "bundled synthetic set" if self.source.bundled else self.source.conversations.name
+        return (
+            f"{name} (data sha256 {self.result.sha256[:12]}, "
+            f"codebook sha256 {self.book.sha256[:12]})"
+        )
 
     def metadata(self, warnings: Sequence[DataProblem] = ()) -> dict[str, object]:
         """The task metadata every task records: where the data came from, what was skipped."""
@@ -91,10 +146,11 @@ class Loaded:
         if every:
             logger.warning(
                 f"{len(every)} data warning(s), in the log's task metadata (data_warnings); "
-                f"`attunebench validate {self.source}` checks the data format"
+                f"`{self.source.validate_command()}` checks the data format"
             )
         return {
-            "data": str(self.source),
+            "data": str(self.source.conversations),
+            "data_sha256": self.result.sha256,
             "codebook": self.book.path,
             "codebook_sha256": self.book.sha256,
             "skipped_conversations": skipped,
@@ -102,11 +158,19 @@ class Loaded:
         }
 
 
-def load(data: str | None, codebook: str | None, skip_invalid: bool) -> Loaded:
-    """The data set and codebook of a task's parameters (None: the bundled ones), checked."""
-    check("data", data, (str, type(None)), "a path")
+def load(data: str, codebook: str | None, skip_invalid: bool) -> Loaded:
+    """The data set and codebook of a task's parameters, checked: `data` is a path or `bundled`,
+    `codebook` a path or None (a data set root's own, else the bundled one)."""
+    if data is None or (isinstance(data, str) and not data.strip()):
+        raise InputError(EMPTY_DATA)
+    check("data", data, str, f"a path, or {BUNDLED}")
     check("codebook", codebook, (str, type(None)), "a path")
     check("skip_invalid", skip_invalid, bool, "true or false")
-    book = load_codebook(codebook)
-    source = Path(data) if data is not None else bundled_conversations_dir()
-    return Loaded(book, source, load_conversations(source, book, skip_invalid=skip_invalid))
+    warn_credentials()
+    source = resolve(data, codebook)
+    book = load_codebook(source.codebook)
+    hint = f"check it with `{source.validate_command()}`"
+    if not skip_invalid:
+        hint += "; pass -T skip_invalid=true to run without the invalid conversations"
+    result = load_conversations(source.conversations, book, skip_invalid, hint=hint)
+    return Loaded(book, source, result)

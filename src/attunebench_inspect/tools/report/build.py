@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,8 +12,8 @@ from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ...score.catalog import DIAGNOSTIC
 from ...solve.modes import PRIMARY
 from . import analyses
-from .filters import load_groups, parse_filter
-from .logs import Skipped, read_runs
+from .filters import FilterError, load_groups, parse_filter
+from .logs import Run, Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
 from .table import RunTable, run_table
 
@@ -24,6 +25,7 @@ class RunInfo:
     task: str
     conversations: int
     log: str
+    task_version: str = ""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,10 @@ class Report:
     seed: int
     where: str | None
     compare: str | None
+    task_version: str
+    """The task version of every run reported ("" where there were none)."""
+    versions: dict[str, int]
+    """Every task version among the logs read, and how many runs each has."""
     runs: list[RunInfo]
     skipped: list[Skipped]
     leaderboard: list[analyses.LeaderRow]
@@ -66,6 +72,35 @@ def _only(table: RunTable, keep: set[str]) -> RunTable:
     )
 
 
+def version_order(version: str) -> tuple[int, str]:
+    """Task versions in release order: `3-A` after `2-B`, `10-A` after `9-A`."""
+    number, _, letter = version.partition("-")
+    return (int(number), letter) if number.isdigit() else (-1, version)
+
+
+def one_version(
+    runs: list[Run], wanted: str | None
+) -> tuple[str, dict[str, int], list[Run], list[Skipped]]:
+    """The runs of one task version (`wanted`, else the newest present), and the others listed
+    as skipped: scores of different task versions are not comparable, so never ranked together."""
+    versions = dict(Counter(r.version for r in runs))
+    chosen = wanted or max(versions, key=version_order, default="")
+    if wanted and wanted not in versions:
+        present = ", ".join(sorted(versions, key=version_order)) or "none"
+        raise FilterError(f"--task-version {wanted}: no run of that version (present: {present})")
+    kept = [r for r in runs if r.version == chosen]
+    skipped = [
+        Skipped(
+            r.location,
+            f"task version {r.version}: not ranked with the {chosen} runs (scores of different "
+            f"task versions are not comparable); report it with --task-version {r.version}",
+        )
+        for r in runs
+        if r.version != chosen
+    ]
+    return chosen, versions, kept, skipped
+
+
 def build_report(
     logs: Sequence[str | Path],
     *,
@@ -75,11 +110,15 @@ def build_report(
     compare: str | None = None,
     groups: str | Path | None = None,
     diagnostics: bool = False,
+    task_version: str | None = None,
 ) -> Report:
     """Every analysis of the AttuneBench paper over the newest successful log per
-    (task, model, mode) among `logs` (files or folders). Never re-runs a model."""
+    (task, model, mode) among `logs` (files or folders), at one task version (`task_version`,
+    else the newest among them). Never re-runs a model."""
     named = load_groups(groups)
-    runs, skipped = read_runs(logs)
+    every, skipped = read_runs(logs)
+    version, versions, runs, other = one_version(every, task_version)
+    skipped = [*skipped, *other]
     # Each table reads its run's summaries, then lets them go.
     tables = [run_table(r) for r in runs if not is_profile_run(r)]
     profile_tables = [profile_table(r) for r in runs if is_profile_run(r)]
@@ -102,8 +141,10 @@ def build_report(
         seed=seed,
         where=where,
         compare=compare,
+        task_version=version,
+        versions=versions,
         runs=[
-            RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
+            RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location, version)
             for t in (*tables, *profile_tables)
         ],
         skipped=skipped,
