@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
+from inspect_ai import eval, eval_retry
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import get_model
 from inspect_ai.util import Store
@@ -150,3 +150,39 @@ def test_unreadable_replies_are_parse_failures_not_errors(
     assert failed and all(r.error == reason for r in failed)
     # Each failed call had its one repair round and nothing more.
     assert len(endpoint.records) == composite["calls"] + composite["parse_failures"]
+
+
+@pytest.mark.parametrize("fault", ["truncated", "disconnect", "empty_body", "html"])
+def test_a_reply_that_ends_a_sample_is_one_line_and_eval_retry_completes_it(
+    fault: str,
+    serve: Callable[[EndpointConfig], Endpoint],
+    small_dataset: Callable[[int], Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Half a body then a disconnect, an empty 200, an HTML page: the sample it hits ends with
+    one readable line, the other conversation is still run and scored, and `inspect
+    eval-retry` (here its Python form) runs the rest to a whole run beside the first log."""
+    # Past the client's own retries: every attempt of the requests numbered here gets the fault.
+    endpoint = serve(EndpointConfig(faults_at=dict.fromkeys(range(3, 9), fault), max_seconds=300))
+    data = small_dataset(2)
+    logs = data.parent / "logs"
+    model = get_model(MODEL, base_url=endpoint.base_url, api_key="local", memoize=False)
+    first = eval(
+        attunebench(data=str(data)), model=model, display="none", log_dir=str(logs), max_retries=0
+    )[0]
+    assert first.status == "error" and first.samples is not None and len(first.samples) == 2
+    errors = [s.error for s in first.samples if s.error is not None]
+    scored = [s for s in first.samples if s.error is None]
+    assert errors and scored and all(s.scores for s in scored)
+    for error in errors:
+        message = error.message
+        assert message.startswith("ProviderReplyError(") and "\n" not in message
+        assert "call: the provider's reply could not be read (" in message
+        assert "`inspect eval-retry LOG` runs it again" in message
+    endpoint.config.faults_at = {}
+    monkeypatch.setenv("LOCAL_API_KEY", "local")
+    (retried,) = eval_retry(first, log_dir=str(logs), display="none")
+    assert retried.status == "success"
+    assert retried.samples is not None and all(s.error is None for s in retried.samples)
+    assert sorted(str(s.id) for s in retried.samples) == sorted(str(s.id) for s in first.samples)
+    assert len(list(logs.glob("*.eval"))) == 2

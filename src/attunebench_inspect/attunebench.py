@@ -25,6 +25,8 @@ from .data.source import BUNDLED
 from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
 from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
+from .score.scorers import scorer_families
+from .score.viewer import viewer_config
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
 from .solve.profile import profile_solver, vocabulary_problems
 from .solve.provider_rules import ANSWER_FORMATS, AnswerFormat
@@ -76,6 +78,10 @@ def attunebench(
             scorer=attunebench_scorers(loaded.codebook_param),
             headline_metric=HEADLINE,
             version=TASK_VERSION,
+            viewer=viewer_config(scorer_families()),
+            # A sample ended by an unreadable reply does not stop the others; the run fails at
+            # the end, and `inspect eval-retry` runs what failed (solve/transport.py).
+            continue_on_fail=True,
             metadata={
                 "mode": spec.mode,
                 **loaded.metadata(),
@@ -194,6 +200,7 @@ def profile(
             scorer=profile_scorer(words.dump()),
             headline_metric=PROFILE_HEADLINE,
             version=TASK_VERSION,
+            continue_on_fail=True,
             metadata={
                 **loaded.metadata(warnings),
                 "profile_vocabulary": words.path,

@@ -37,7 +37,7 @@ class FileProblem(OSError):
     @classmethod
     def writing(cls, path: str | Path, error: OSError) -> FileProblem:
         """A write that failed: what the system said, and (a full disk) that nothing was left."""
-        full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
         expected = "room for the whole file (nothing was written)" if full else "a writable file"
         return cls(path, _os_error(error), expected)
 

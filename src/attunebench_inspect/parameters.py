@@ -14,11 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import rich
 import yaml
-from inspect_ai.model import get_model
 from inspect_ai.util import display_type
 
 from .data.codebook import Codebook, load_codebook
@@ -52,38 +50,6 @@ def told() -> Iterator[None]:
         # width (80 columns in a pipe or a CI log): unwrapped, each problem stays one line.
         rich.get_console().soft_wrap = True
         raise
-
-
-def _masked(url: str) -> str | None:
-    """`url` with its password (or token) masked, None where it carries no credentials."""
-    parts = urlsplit(url)
-    if not (parts.username or parts.password):
-        return None
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}{port}"))
-
-
-def warn_credentials() -> None:
-    """Warn, as a run starts, where a model's base URL carries credentials
-    (`http://user:pass@host`): Inspect writes the base URL into the log header as given, where
-    anyone the log is shared with reads it. The suite does not write that header."""
-    urls: set[str] = set()
-    for role in (None, "judge"):
-        try:
-            url = get_model(role=role).api.base_url
-        except Exception:  # outside an eval (a task built in Python) there is no model yet
-            continue
-        if url:
-            urls.add(url)
-    for url in sorted(urls):
-        masked = _masked(url)
-        if masked is not None:
-            logger.warning(
-                f"the model base URL {masked} carries credentials: Inspect writes it into the "
-                "log header (eval.model_base_url) as given; pass the key as the provider's API "
-                "key variable (e.g. OPENAI_API_KEY) and a base URL without it"
-            )
 
 
 def check(name: str, value: object, kind: type | tuple[type, ...], expected: str) -> None:
@@ -166,7 +132,6 @@ def load(data: str, codebook: str | None, skip_invalid: bool) -> Loaded:
     check("data", data, str, f"a path, or {BUNDLED}")
     check("codebook", codebook, (str, type(None)), "a path")
     check("skip_invalid", skip_invalid, bool, "true or false")
-    warn_credentials()
     source = resolve(data, codebook)
     book = load_codebook(source.codebook)
     hint = f"check it with `{source.validate_command()}`"

@@ -50,8 +50,9 @@ def draft_rejudge(judge: str | None = None, codebook: str | None = None) -> Scor
             truth_of(state.metadata), Walk(str(model), records), q3_options=book.q3_options
         )
         return Score(
-            value={REJUDGE_PREFIX + k: v for k, v in scores["draft"].items()},
+            value={REJUDGE_PREFIX + k: v for k, v in scores.value("draft").items()},
             metadata={
+                **{REJUDGE_PREFIX + k: v for k, v in scores.counts("draft").items()},
                 "judge": str(model),
                 "judgements": [r.model_dump(mode="json") for r in judged],
             },

@@ -28,6 +28,7 @@ from ..data.profile_vocabulary import Vocabulary
 from ..data.split import Background, VisibleConversation
 from . import prompts
 from .call_record import CallRecord
+from .credentials import warn_credentials
 from .schemas import CallSchema, answer_object, choices_object
 from .solver import ask
 from .store import save_walk
@@ -223,6 +224,7 @@ def profile_solver(options: dict[str, list[str]]) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = profile_conversation_of(state.metadata)
         model = get_model()
+        warn_credentials(model)
         record = await ask(model, profile_messages(conv, task), schema, call="profile", turn=None)
         save_walk([record], None)
         text = profile_summary(conv, record)

@@ -49,6 +49,7 @@ from ..data.schema import ResponseSource
 from ..data.split import VisibleConversation, VisibleTurn
 from . import prompts
 from .call_record import CallRecord, CallType, Status
+from .credentials import warn_credentials
 from .modes import ModeSpec
 from .parse import Parsed, parse_answer, parse_draft
 from .provider_rules import (
@@ -70,6 +71,7 @@ from .schemas import (
 )
 from .store import save_walk
 from .summary import summarise
+from .transport import reply_error, transport_fault
 
 JUDGE_ROLE = "judge"
 ReplyCall = Literal["emotion", "binary_hp"]
@@ -168,7 +170,16 @@ async def ask(
         text = output.completion
         return parse_answer(text, schema.model) if schema else parse_draft(text)
 
-    output = await model.generate(messages, config=config)
+    async def generate(chat: list[ChatMessage]) -> ModelOutput:
+        try:
+            return await model.generate(chat, config=config)
+        except Exception as ex:
+            fault = transport_fault(ex)
+            if fault is None:
+                raise
+            raise reply_error(fault, call, turn) from ex
+
+    output = await generate(messages)
     parsed = parse(output)
     repair_raw: str | None = None
     status: Status = "ok"
@@ -184,7 +195,7 @@ async def ask(
             if output.choices
             else messages
         )
-        retry = await model.generate(repair, config=config)
+        retry = await generate(repair)
         repair_raw = retry.completion
         reparsed = parse(retry)
         status = "repaired" if reparsed.ok else "failed"
@@ -415,8 +426,10 @@ def attunebench_solver(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = visible_of(state.metadata)
         judge = get_model(role=JUDGE_ROLE, required=True) if judge_bound() else None
+        model = get_model()
+        warn_credentials(model, *([judge] if judge else []))
         walk = ConversationWalk(
-            conv, codebook, mode, shuffle_seed, get_model(), judge, answer_format, schedule
+            conv, codebook, mode, shuffle_seed, model, judge, answer_format, schedule
         )
         await walk.run()
         text = summarise(state.store, conv, judged=walk.judge is not None)

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalSampleSummary, read_eval_log
+
+from ..score.counts import metadata_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,12 +30,23 @@ def _value(cell: Any) -> dict[str, Any]:
     return cell if isinstance(cell, dict) else {}
 
 
+def _counts_json(sample: EvalSampleSummary) -> str:
+    scores = (sample.scores or {}).values()
+    return json.dumps({k: v for s in scores for k, v in metadata_counts(s.metadata).items()})
+
+
 def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
     """One row per sample (conversation and epoch) of the given logs or log folders: Inspect's
     sample columns, `model`, `task_name` and `mode`, then one column per metric value."""
     try:
         import pandas as pd
-        from inspect_ai.analysis import EvalInfo, EvalModel, SampleSummary, samples_df
+        from inspect_ai.analysis import (
+            EvalInfo,
+            EvalModel,
+            SampleColumn,
+            SampleSummary,
+            samples_df,
+        )
     except ImportError as ex:  # pragma: no cover - depends on the environment
         raise RuntimeError(
             f"metrics_df needs the analysis extra ({ex.name} is missing): "
@@ -41,7 +54,9 @@ def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
         ) from None
 
     paths = [str(p) for p in ([logs] if isinstance(logs, str | Path) else logs)]
-    samples = samples_df(paths, columns=[*SampleSummary, *EvalInfo, *EvalModel])
+    # The counts no run-level metric reads are in the scores' metadata (task version 3-B on).
+    counts = SampleColumn(f"{SCORE_PREFIX}counts", path=_counts_json)
+    samples = samples_df(paths, columns=[*SampleSummary, counts, *EvalInfo, *EvalModel])
     scores = [c for c in samples.columns if c.startswith(SCORE_PREFIX)]
     flat = pd.DataFrame(
         [

@@ -61,15 +61,15 @@ def _composite(args: argparse.Namespace) -> int:
     if not runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1
-    print("model\tmode\ttask version\tconversations\tcomposite [95% CI]\tlogged\tlog")
+    print("model\tmode\tconversations\tcomposite [95% CI]\tlogged\tlog\ttask version")
     mismatch = False
     for run in runs:
         result = run_composite(run, resamples=args.resamples, seed=args.seed)
         logged = f"{result.logged:.2f}" if result.logged is not None else "-"
         mismatch |= not agrees(result)
         print(
-            f"{run.model}\t{run.mode}\t{run.version}\t{result.interval.n}\t{result.interval.show()}"
-            f"\t{logged}\t{run.location}"
+            f"{run.model}\t{run.mode}\t{result.interval.n}\t{result.interval.show()}"
+            f"\t{logged}\t{run.location}\t{run.version}"
         )
     if mismatch:
         print("the recomputed Composite disagrees with a log header", file=sys.stderr)
@@ -77,7 +77,6 @@ def _composite(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-
     from .report.build import build_report
     from .report.filters import FilterError
     from .report.html import PLOTS_HINT, plots_available, to_html, write_plots
@@ -147,7 +146,6 @@ def _per_model(name: str, values: list[float], models: int) -> list[float]:
 
 
 def _estimate(args: argparse.Namespace) -> int:
-
     from ..solve.modes import MODES
     from .estimate import (
         Plan,
@@ -191,6 +189,7 @@ def _estimate(args: argparse.Namespace) -> int:
             args.judge,
             args.tokenizer or default_tokenizer(),
             plan=Plan(args.schedule, args.answer_format),
+            hint=f"check it with `{source.validate_command()}`",
             bill=bool(models),
             breakdown=args.breakdown,
         )

@@ -112,10 +112,14 @@ class Prices:
         ) / PER
 
 
-def visible_conversations(data: str | Path | None, codebook: Codebook) -> list[VisibleConversation]:
-    """What the solver sees of each conversation of `data` (default: the bundled set)."""
+def visible_conversations(
+    data: str | Path | None, codebook: Codebook, hint: str | None = None
+) -> list[VisibleConversation]:
+    """What the solver sees of each conversation of `data` (default: the bundled set); `hint`
+    for a data set with problems, as `load_conversations` takes it."""
     source = Path(data) if data is not None else bundled_conversations_dir()
-    return [split(c.conversation)[0] for c in load_conversations(source, codebook).conversations]
+    loaded = load_conversations(source, codebook, hint=hint).conversations
+    return [split(c.conversation)[0] for c in loaded]
 
 
 def captured(
@@ -424,8 +428,14 @@ FLOOR_NOTE = (
 
 def wrapped(text: str, bullet: str = "") -> list[str]:
     """Prose as lines of at most WIDTH columns (a bullet's later lines indented under it)."""
+    # Paths and model names are not broken at a hyphen or mid-word: a longer one overflows.
     return textwrap.wrap(
-        text, WIDTH, initial_indent=bullet, subsequent_indent=" " * len(bullet)
+        text,
+        WIDTH,
+        initial_indent=bullet,
+        subsequent_indent=" " * len(bullet),
+        break_long_words=False,
+        break_on_hyphens=False,
     ) or [""]
 
 

@@ -48,11 +48,12 @@ def estimate_modes(
     plan: Plan | None = None,
     bill: bool = True,
     breakdown: bool = False,
+    hint: str | None = None,
 ) -> Estimates:
     """Every request of a run in each mode, built offline (`captured`) and counted: for the bill,
     for the breakdown, or for both from the same requests."""
     estimates = Estimates(tokenizer, Tokens(counter(tokenizer)), plan or Plan())
-    loaded = visible_conversations(data, codebook)
+    loaded = visible_conversations(data, codebook, hint)
     estimates.ids = [c.conversation_id for c in loaded]
     for mode, conversations in captured(loaded, codebook, modes, judge):
         if bill:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import Store
 
 from ...attunebench import MODE_TASKS
@@ -45,7 +45,7 @@ class Imported:
         log = self.log
         if log.status != "success":
             reason = log.error.message.splitlines()[0] if log.error else log.status
-            return [f"{self.model}: the replay did not succeed ({reason}); log {log.location}"]
+            return [f"{self.model}: the replay did not succeed ({reason}); nothing was imported"]
         samples = log.samples or []
         calls = sum(len(read_walk(Store(s.store)).records) for s in samples)
         scores = log.results.scores if log.results else []
@@ -184,24 +184,26 @@ def replay(answers: Answers, source: DataSource, log_dir: str) -> Imported:
     try:
         log = eval(task, log_dir=str(staging), **arguments)[0]
         written = local_path(log.location)
-        final = folder / Path(log.location).name
-        if written is None or not _whole(written):
-            raise FileProblem(final, "a log that could not be written whole", "the replay's log")
-        os.replace(written, final)
-    except FileProblem:
-        raise
+        # Only a whole, successful log joins the runs a report reads (a failed write, a full
+        # disk, leaves one that says "started", or none).
+        if log.status == "success" and written is not None and _succeeded(written):
+            final = folder / written.name
+            os.replace(written, final)
+            # Read back from where it now is (a returned log reads its samples from its file).
+            log = read_eval_log(str(final))
+        elif log.status == "success":
+            log = log.model_copy(update={"status": "error"})
+        failures = _failures(log) if log.status == "success" else []
     except OSError as ex:
         raise FileProblem.writing(folder, ex) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    log.location = str(final)
-    return Imported(answers.model, log, _failures(log))
+    return Imported(answers.model, log, failures)
 
 
-def _whole(log: Path) -> bool:
-    """Whether a log file reads back (a write cut short by a full disk does not)."""
+def _succeeded(log: Path) -> bool:
+    """Whether a log file reads back as a finished, successful run."""
     try:
-        read_header(str(log))
-    except Exception:
+        return read_header(str(log)).status == "success"
+    except Exception:  # cut short: unreadable
         return False
-    return True
