@@ -222,3 +222,12 @@ def test_the_estimate_restates_its_inputs_in_120_columns(
     assert "Scaled to the deposit's 200 conversations (x8, as if each were like the 25 here;" in out
     scaled = next(line for line in lines if line.startswith("- openai/gpt-4o (total): "))
     assert "21,280 calls" in scaled
+
+
+def test_metrics_df_still_has_every_count(baseline_logs: Path) -> None:
+    from attunebench_inspect.tools.analysis import metrics_df
+
+    frame = metrics_df(baseline_logs)
+    assert len(frame) == 2
+    for count in ("om_n", "hp_hp_facing_tn", "tau_defined", "calls", "om_tp"):
+        assert frame[count].notna().all(), count

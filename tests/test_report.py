@@ -24,7 +24,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ChatMessage, GenerateConfig
 
-from attunebench_inspect import attunebench
+from attunebench_inspect import TASK_VERSION, attunebench
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.score.counts import metadata_counts
 from attunebench_inspect.tools.cli import main
@@ -326,7 +326,10 @@ def test_report_command_formats(
     html = tmp_path / "report.html"
     assert main(["report", str(logs), "--resamples", "300", "--html", str(html)]) == 0
     out = capsys.readouterr()
-    assert "Leaderboard, task version 3-B: Composite and pillars" in out.out and html.exists()
+    assert (
+        f"Leaderboard, task version {TASK_VERSION}: Composite and pillars" in out.out
+        and html.exists()
+    )
     assert "no sample was scored" in out.err
     assert main(["report", str(logs), "--resamples", "300", "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
@@ -385,22 +388,24 @@ def test_runs_of_different_task_versions_are_never_ranked_together(
 
     _rewrite(str(old_file), old_file, older)
     report = build_report([copy], resamples=100)
-    assert report.task_version == "3-B" and report.versions == {"3-B": len(runs) - 1, "2-A": 1}
+    assert report.task_version == TASK_VERSION
+    assert report.versions == {TASK_VERSION: len(runs) - 1, "2-A": 1}
     assert "attunebench/majority" not in [r.model for r in report.runs]
     (skipped,) = [s for s in report.skipped if s.location == old.location]
     assert skipped.reason == (
-        "task version 2-A: not ranked with the 3-B runs (scores of different task versions are "
-        "not comparable); report it with --task-version 2-A"
+        f"task version 2-A: not ranked with the {TASK_VERSION} runs (scores of different task "
+        "versions are not comparable); report it with --task-version 2-A"
     )
     text = to_terminal(report)
-    assert "Leaderboard, task version 3-B: Composite and pillars" in text
-    assert "Metrics (default, task version 3-B), 95% bootstrap CI" in text
+    assert f"Leaderboard, task version {TASK_VERSION}: Composite and pillars" in text
+    assert f"Metrics (default, task version {TASK_VERSION}), 95% bootstrap CI" in text
     assert "the logs also hold 2-A (1 run), listed as skipped" in text
     only_old = build_report([copy], resamples=100, task_version="2-A")
     assert [r.model for r in only_old.runs] == ["attunebench/majority"]
     assert main(["report", str(copy), "--task-version", "9-Z"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "attunebench report: --task-version 9-Z: no run of that version (present: 2-A, 3-B)"
+        "attunebench report: --task-version 9-Z: no run of that version "
+        f"(present: 2-A, {TASK_VERSION})"
     )
 
 
