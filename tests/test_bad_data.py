@@ -297,12 +297,13 @@ def test_a_bad_profile_vocabulary_is_one_line_under_inspect_eval_and_validate(
     assert line in capsys.readouterr().err.splitlines()
 
 
-def test_static_listing_sees_all_six_tasks() -> None:
+def test_static_listing_sees_all_seven_tasks() -> None:
     # `inspect list tasks` reads source files without importing them, as linters do.
     code, output = _run(str(BIN / "inspect"), "list", "tasks", "src/attunebench_inspect", cwd=REPO)
     assert code == 0
     assert sorted(line.rsplit("@", 1)[1] for line in output.split()) == [
         "attunebench",
+        "contamination",
         "default",
         "omniscient",
         "profile",

@@ -9,6 +9,7 @@ from .attunebench import (  # noqa: F401
     PARAMETERS,
     TASK_VERSION,
     attunebench,
+    contamination,
     default,
     omniscient,
     profile,

@@ -1,6 +1,12 @@
 """Import paths that moved with the layout of version 0.2 keep working, with a deprecation
-warning, until the next release: `import attunebench_inspect.report.build` gives the module
-`attunebench_inspect.tools.report.build` itself (one module object, not a copy).
+warning, until the next release: `from attunebench_inspect.report.build import build_report`
+gives `attunebench_inspect.tools.report.build`'s own `build_report`.
+
+An old path is a small module of its own that forwards every attribute to the new one (PEP 562),
+not the new module registered under a second name: the import system would give the module the
+old path's spec, which has no origin, and Inspect, which reads a task module's spec to tell an
+installed package from a local file, would then log the suite's tasks with a task file, so that
+`eval_set` no longer recognised their finished runs.
 """
 
 from __future__ import annotations
@@ -63,10 +69,16 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             DeprecationWarning,
             stacklevel=2,
         )
-        return importlib.import_module(new)
+        target = importlib.import_module(new)
+        forward = ModuleType(spec.name, target.__doc__)
+        forward.__getattr__ = lambda name: getattr(target, name)  # type: ignore[method-assign]
+        forward.__dict__["__all__"] = getattr(target, "__all__", [])
+        if hasattr(target, "__path__"):
+            forward.__path__ = []  # a package: its submodules come through this finder too
+        return forward
 
     def exec_module(self, module: ModuleType) -> None:
-        """The module is the one at its new path, already executed."""
+        """Nothing to run: every attribute is the new module's."""
 
 
 def install() -> None:

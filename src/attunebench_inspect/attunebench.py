@@ -1,5 +1,5 @@
-"""The AttuneBench tasks: `attunebench(mode=...)`, a task per mode, and the experimental profile
-task.
+"""The AttuneBench tasks: `attunebench(mode=...)`, a task per mode, the experimental profile
+task, and the contamination probe.
 
 Every task checks its parameters and loads its data set through `parameters.py`; the mode tasks
 are `attunebench` with the mode fixed, made by one factory from the mode declaration
@@ -23,6 +23,9 @@ from .data.profile_vocabulary import load_vocabulary, vocabulary_warnings
 from .data.samples import to_dataset
 from .data.source import BUNDLED
 from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
+from .probes.contamination.dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
+from .probes.contamination.scorer import CONTAMINATION_HEADLINE, contamination_scorer
+from .probes.contamination.solver import contamination_solver
 from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
 from .score.scorers import scorer_families
@@ -210,11 +213,54 @@ def profile(
         )
 
 
+@task
+def contamination(
+    data: str = BUNDLED,
+    codebook: str | None = None,
+    seed: int = 0,
+    skip_invalid: bool = False,
+    **unknown: Any,
+) -> Task:
+    """Has the model seen these conversations? Golchin & Surdeanu's guided-instruction probe on
+    the data set's published texts: a verdict beside the Composite (docs/contamination.md).
+
+    Args:
+        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
+            bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
+        seed: seed of the random length of each text's shown segment.
+        skip_invalid: run without invalid conversations (listed in the task metadata) instead
+            of stopping with the list of problems.
+    """
+    with told():
+        no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid"))
+        check("seed", seed, int, "an integer")
+        loaded = load(data, codebook, skip_invalid)
+        probe = probe_data(
+            loaded.result.conversations, seed, str(loaded.source.conversations), loaded.dataset_name
+        )
+        return Task(
+            dataset=probe.dataset,
+            solver=contamination_solver(),
+            scorer=contamination_scorer(),
+            headline_metric=CONTAMINATION_HEADLINE,
+            version=TASK_VERSION,
+            metadata={
+                **loaded.metadata(),
+                "seed": seed,
+                NOT_PROBED_KEY: [str(p) for p in probe.not_probed],
+                METHOD_KEY: METHOD,
+            },
+        )
+
+
 __all__ = [
     "MODE_TASKS",
     "PARAMETERS",
     "TASK_VERSION",
     "attunebench",
+    "contamination",
     "default",
     "omniscient",
     "profile",

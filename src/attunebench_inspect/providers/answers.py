@@ -24,6 +24,7 @@ from ..data.codebook import Codebook
 from ..data.problems import InputError, shorten
 from ..data.split import VisibleConversation
 from ..files import MAX_ANSWERS_BYTES, FileProblem, read_capped
+from ..parameters import TASK_VERSION
 from ..solve.call_record import CallType
 from ..solve.modes import MODES, PRIMARY
 from . import HUMAN_PROVIDER
@@ -66,6 +67,8 @@ class Answers:
     """The exported page that saved the file: its `id` and the `conversations` it exported."""
     warnings: tuple[str, ...] = ()
     """Keys given twice in one object (the last value is used), one located line each."""
+    task_version: str | None = None
+    """The task version of the page that asked (None: a file from before the field existed)."""
 
     @property
     def model(self) -> str:
@@ -155,14 +158,18 @@ def read_answers(path: str | Path) -> Answers:
         conversations=data["conversations"],
         page=data.get("page"),
         warnings=tuple(_finding(source, f) for f in document.warnings),
+        task_version=data.get("task_version"),
     )
 
 
-def problems_with_data(
-    answers: Answers, conversations: Mapping[str, VisibleConversation], codebook: Codebook
-) -> list[str]:
-    """What makes a well-formed file unusable with this data and codebook: conversations or turns
-    it does not have, or answers given to another codebook's questions."""
+def _version_number(version: str) -> str:
+    return version.split("-", 1)[0]
+
+
+def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
+    """Whether the file answers other questions than this suite and codebook ask: another
+    codebook, or a page of another task version number (the letter marks interface changes
+    only). A file without a task version (written before the field existed) is not checked."""
     source = answers.path
     problems = []
     if answers.codebook_sha256 not in (None, codebook.sha256):
@@ -171,6 +178,24 @@ def problems_with_data(
             f"{codebook.sha256} (the answers were given to another codebook's questions than "
             f"{codebook.path})"
         )
+    version = answers.task_version
+    if version is not None and _version_number(version) != _version_number(TASK_VERSION):
+        problems.append(
+            f"{source}: task_version: found {version}; expected "
+            f"{_version_number(TASK_VERSION)}-* (the answers were given on the page of another "
+            f"task version than this suite's {TASK_VERSION}: its questions or its replies' labels "
+            "may differ)"
+        )
+    return problems
+
+
+def problems_with_data(
+    answers: Answers, conversations: Mapping[str, VisibleConversation], codebook: Codebook
+) -> list[str]:
+    """What makes a well-formed file unusable with this data and codebook: conversations or turns
+    it does not have, or answers given to another codebook's questions."""
+    source = answers.path
+    problems = asked_otherwise(answers, codebook)
     if not answers.conversations:
         problems.append(f"{source}: conversations: found none; expected at least one")
     for cid, given in sorted(answers.conversations.items()):

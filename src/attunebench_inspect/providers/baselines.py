@@ -57,6 +57,33 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+class OfflineAPI(ModelAPI):
+    """A model whose answers are computed here: its outputs carry usage (offline Inspect would
+    otherwise count tokens with a tokenizer it downloads), estimated from characters."""
+
+    provider = BASELINE_PROVIDER
+
+    def output(self, input: list[ChatMessage], content: str) -> ModelOutput:
+        output = ModelOutput.from_content(
+            model=f"{self.provider}/{self.model_name}", content=content
+        )
+        input_tokens = sum(_tokens(m.text) for m in input)
+        output_tokens = _tokens(content)
+        output.usage = ModelUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+        )
+        return output
+
+    async def count_text_tokens(self, text: str) -> int:
+        return _tokens(text)
+
+    def max_connections(self) -> int:
+        # Answers are computed locally in microseconds; a high limit keeps runs fast.
+        return 256
+
+
 class RandomFill:
     """A uniformly random valid instance of a JSON schema."""
 
@@ -103,7 +130,7 @@ def majority_fill(schema: JSONSchema) -> Any:
     return "Most typical answer."
 
 
-class BaselineAPI(ModelAPI):
+class BaselineAPI(OfflineAPI):
     def __init__(
         self,
         model_name: str,
@@ -150,24 +177,7 @@ class BaselineAPI(ModelAPI):
             )
         else:
             content = json.dumps(majority_fill(schema.json_schema)) if schema else _MAJORITY_DRAFT
-        output = ModelOutput.from_content(
-            model=f"{BASELINE_PROVIDER}/{self.model_name}", content=content
-        )
-        input_tokens = sum(_tokens(m.text) for m in input)
-        output_tokens = _tokens(content)
-        output.usage = ModelUsage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens,
-        )
-        return output
-
-    async def count_text_tokens(self, text: str) -> int:
-        return _tokens(text)
-
-    def max_connections(self) -> int:
-        # Answers are computed locally in microseconds; a high limit keeps runs fast.
-        return 256
+        return self.output(input, content)
 
 
 @modelapi(name=BASELINE_PROVIDER)

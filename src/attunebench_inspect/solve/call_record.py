@@ -9,8 +9,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, field_serializer, field_validator
 
-CallType = Literal["draft", "judge", "emotion", "binary_hp", "pairwise", "post", "profile"]
-"""The main task's calls, and the profile task's one call."""
+ProbeCall = Literal["guided", "general"]
+"""The contamination probe's two calls of a text (probes/contamination/): they leave no record,
+and the estimate prices them as calls of their own."""
+CallType = Literal[
+    "draft", "judge", "emotion", "binary_hp", "pairwise", "post", "profile", ProbeCall
+]
+"""The main task's calls, the profile task's one call, and the contamination probe's two."""
 Status = Literal["ok", "repaired", "failed"]
 
 

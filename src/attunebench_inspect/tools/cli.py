@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ..data.codebook import load_codebook
-from ..data.problems import DataError
+from ..data.problems import InputError
 from ..data.source import BUNDLED, resolve
 from ..files import FileProblem, write_atomic
 
@@ -49,13 +49,14 @@ def _conformance(args: argparse.Namespace) -> int:
 
 
 def _composite(args: argparse.Namespace) -> int:
+    from .report.build import is_main_task_run
     from .report.composite import agrees, run_composite
     from .report.logs import read_runs
-    from .report.profile_table import is_profile_run
 
     runs, skipped = read_runs(args.logs)
-    # The profile task has no Composite (its composite is in `attunebench report`).
-    runs = [r for r in runs if not is_profile_run(r)]
+    # The profile task and the contamination probe have no Composite (`attunebench report`
+    # shows them).
+    runs = [r for r in runs if is_main_task_run(r)]
     for item in skipped:
         print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
     if not runs:
@@ -78,12 +79,19 @@ def _composite(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from .report.build import build_report
+    from .report.contamination import PROBE_TASK
     from .report.filters import FilterError
     from .report.html import PLOTS_HINT, plots_available, to_html, write_plots
     from .report.render import to_csv, to_json, to_markdown, to_terminal
+    from .third_party.study import ThirdPartyError
 
     if args.plots and not plots_available():
         print(f"attunebench report: --plots needs matplotlib: {PLOTS_HINT}", file=sys.stderr)
+        return 2
+    if (args.identities or args.codebook) and not args.third_party:
+        print(
+            "attunebench report: --identities and --codebook go with --third-party", file=sys.stderr
+        )
         return 2
     try:
         report = build_report(
@@ -95,19 +103,37 @@ def _report(args: argparse.Namespace) -> int:
             groups=args.groups,
             diagnostics=args.diagnostics,
             task_version=args.task_version,
+            third_party=args.third_party or (),
+            identities=args.identities,
+            codebook=args.codebook,
         )
     except (FilterError, FileNotFoundError) as ex:
         print(f"attunebench report: {ex}", file=sys.stderr)
         return 2
+    except ThirdPartyError as ex:
+        for line in ex.problems:
+            print(line, file=sys.stderr)
+        print(
+            f"attunebench report: no report: {len(ex.problems)} problem(s) with the third-party "
+            "labels",
+            file=sys.stderr,
+        )
+        return 1
+    except InputError as ex:
+        print(f"attunebench report: {ex}", file=sys.stderr)
+        return 1
     for item in report.skipped:
         print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
     if not report.runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1
-    if args.where and not any(r.conversations for r in report.runs):
+    # The contamination probe's verdict is a run's, over every text it probed: --where does not
+    # filter it.
+    filtered = [r for r in report.runs if r.mode != PROBE_TASK]
+    if args.where and not any(r.conversations for r in filtered):
         print(
             f"attunebench report: --where {args.where!r} matches no conversation in "
-            f"{len(report.runs)} runs",
+            f"{len(filtered)} runs",
             file=sys.stderr,
         )
         return 1
@@ -165,6 +191,10 @@ def _estimate(args: argparse.Namespace) -> int:
             raise ValueError("--price-in and --price-out are required with --model")
         if not models and (args.price_in or args.price_out or args.price_cached_in):
             raise ValueError("prices are per model: name the models to bill with --model")
+        if not models and args.contamination:
+            raise ValueError(
+                "--contamination adds the probe to a bill: name the models with --model"
+            )
         inputs = _per_model("price-in", args.price_in or [], len(models))
         outputs = _per_model("price-out", args.price_out or [], len(models))
         cached: list[float | None] = (
@@ -192,6 +222,7 @@ def _estimate(args: argparse.Namespace) -> int:
             hint=f"check it with `{source.validate_command()}`",
             bill=bool(models),
             breakdown=args.breakdown,
+            contamination=args.contamination,
         )
     except TokenizerMissing as ex:
         print(f"attunebench estimate: {ex}", file=sys.stderr)
@@ -337,6 +368,23 @@ def _add_report(commands: Commands) -> None:
         help="report the runs of this task version (default: the newest among the logs; runs of "
         "other versions are listed as skipped, never ranked with them)",
     )
+    report.add_argument(
+        "--third-party",
+        nargs="+",
+        metavar="ANSWERS.json",
+        help="answer files of annotators who did not hold the conversations: every run scored "
+        "again against their labels, and the reviewer's test (docs/third-party.md)",
+    )
+    report.add_argument(
+        "--identities",
+        metavar="FILE",
+        help="with --third-party: JSON, annotator -> the participant ID of an annotator who was "
+        "also a participant (their own conversations are marked and left out of the consensus)",
+    )
+    report.add_argument(
+        "--codebook",
+        help="with --third-party: the codebook of the runs and the answer files (default: bundled)",
+    )
     report.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     report.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     report.set_defaults(run=_report)
@@ -399,6 +447,12 @@ def _add_estimate(commands: Commands) -> None:
         choices=TOKENIZERS,
         help="o200k_base (default where toktok is installed), cl100k_base, or chars "
         "(a calibrated characters-per-token estimate)",
+    )
+    estimate.add_argument(
+        "--contamination",
+        action="store_true",
+        help="also bill the contamination probe (attunebench_inspect/contamination) on the same "
+        "data: two calls per probed text (docs/contamination.md)",
     )
     estimate.add_argument(
         "--breakdown",
@@ -508,7 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except DataError as ex:
+    except InputError as ex:  # a data set or codebook it cannot use, in located lines
         print(ex, file=sys.stderr)
         return 1
     except FileProblem as ex:

@@ -20,6 +20,7 @@ from ...solve.provider_rules import AnswerFormat, schema_in_cache_key
 from ...solve.schedule import Schedule
 from .cache.rules import SHARED, CacheRules, CacheUse, Tokens, rules_for
 from .capture import Request, capture
+from .probe import PROBE
 from .tokens import FREE_TEXT_TOKENS, Through, output_tokens, through_cache, uses
 
 PER = 1_000_000
@@ -58,9 +59,11 @@ def _totals(requests: Sequence[Request], used: Sequence[CacheUse], tokens: Token
 
 @dataclass
 class ModeEstimate:
-    """A mode's requests and what a perfect cache could serve of them (no provider)."""
+    """A mode's requests (or the contamination probe's) and what a perfect cache could serve of
+    them (no provider)."""
 
-    mode: Mode
+    mode: str
+    """A mode, or `contamination` for the probe (probe.py)."""
     judge: bool
     requests: list[list[Request]] = field(repr=False)
     total: Totals = field(default_factory=Totals)
@@ -136,7 +139,7 @@ requests as laid out (no minimum length, no steps, no schema in the prompt)."""
 
 
 def mode_estimate(
-    mode: Mode, judge: bool, conversations: list[list[Request]], tokens: Tokens
+    mode: str, judge: bool, conversations: list[list[Request]], tokens: Tokens
 ) -> ModeEstimate:
     """The calls and tokens of one mode (messages as OpenAI renders them, no schema), and the
     share a perfect cache could serve."""
@@ -280,7 +283,13 @@ def bills(
     return rows
 
 
-def assumptions(tokenizer: str) -> list[str]:
+def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[str]:
+    probe = [
+        f"{PROBE}: the contamination probe (attunebench_inspect/contamination, seed 0), two "
+        "calls per participant message or edited reply of 20 words or more, each one user "
+        "message without a response schema, all at once; its output a completion as long as "
+        "the text's unseen rest (a call is capped at 500 tokens)."
+    ]
     return [
         f"Input tokens: every request built offline by the solver, counted with {tokenizer} as "
         "the provider's cache sees it (a few tokens of role marker per message; other "
@@ -296,6 +305,7 @@ def assumptions(tokenizer: str) -> list[str]:
         "written before it is read), every call taking the same time.",
         "Batch: every call at once (the schedule under --batch), at the batch price (50%), the "
         "cache as it then serves (a batch API serves cache hits on a best-effort basis).",
+        *(probe if any(e.mode == PROBE for e in estimates) else []),
     ]
 
 
@@ -371,7 +381,7 @@ def bill_document(
 ) -> dict[str, object]:
     """The bill part of `attunebench estimate --format json`."""
     return {
-        "assumptions": assumptions(tokenizer),
+        "assumptions": assumptions(tokenizer, estimates),
         "floor": FLOOR_NOTE,
         "plan": asdict(plan),
         "prices_usd_per_million_tokens": {model: asdict(p) for model, p in models},
@@ -584,5 +594,5 @@ def bill_lines(
         *context_lines(context_checks(estimates, [m for m, _ in models], ids)),
         *(["", *scaled] if (scaled := deposit_lines(run_bills, len(ids))) else []),
         "",
-        *(line for a in assumptions(tokenizer) for line in wrapped(a, "- ")),
+        *(line for a in assumptions(tokenizer, estimates) for line in wrapped(a, "- ")),
     ]

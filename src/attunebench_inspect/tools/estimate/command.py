@@ -25,6 +25,7 @@ from .bill import (
 from .breakdown import Breakdown, breakdown_document, breakdown_lines, mode_breakdown
 from .cache.count import counter
 from .cache.rules import Tokens
+from .probe import PROBE, probe_requests
 
 
 @dataclass
@@ -49,9 +50,11 @@ def estimate_modes(
     bill: bool = True,
     breakdown: bool = False,
     hint: str | None = None,
+    contamination: bool = False,
 ) -> Estimates:
     """Every request of a run in each mode, built offline (`captured`) and counted: for the bill,
-    for the breakdown, or for both from the same requests."""
+    for the breakdown, or for both from the same requests; with `contamination`, the bill of the
+    contamination probe on the same data too."""
     estimates = Estimates(tokenizer, Tokens(counter(tokenizer)), plan or Plan())
     loaded = visible_conversations(data, codebook, hint)
     estimates.ids = [c.conversation_id for c in loaded]
@@ -60,6 +63,9 @@ def estimate_modes(
             estimates.bill.append(mode_estimate(mode, judge, conversations, estimates.tokens))
         if breakdown:
             estimates.breakdown.append(mode_breakdown(mode, judge, conversations, estimates.tokens))
+    if contamination and bill:
+        probe = probe_requests(data, codebook)
+        estimates.bill.append(mode_estimate(PROBE, False, probe, estimates.tokens))
     return estimates
 
 

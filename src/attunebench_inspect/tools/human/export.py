@@ -23,6 +23,7 @@ from ...data.problems import InputError
 from ...data.source import DataSource
 from ...data.split import VisibleConversation, VisibleTurn, split
 from ...files import write_atomic
+from ...parameters import TASK_VERSION
 from ...providers.answers import FORMAT
 from ...solve.modes import PRIMARY, mode_spec
 from ...solve.prompts import analyst_system
@@ -83,6 +84,7 @@ def page_data(
     data: dict[str, Any] = {
         "format": FORMAT,
         "shuffle_seed": shuffle_seed,
+        "task_version": TASK_VERSION,
         "codebook_sha256": codebook.sha256,
         # The model's own briefing (its first paragraph) is the person's too.
         "intro": analyst_system(conversations[0], DEFAULT).split("\n\n")[0],

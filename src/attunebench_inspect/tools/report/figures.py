@@ -22,13 +22,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.cm import ScalarMappable
 from matplotlib.colorbar import Colorbar
 from matplotlib.colors import Colormap, Normalize
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure, SubFigure
 from numpy.typing import NDArray
 from PIL import Image
 
-from ...bootstrap import Interval
+from ...bootstrap import EMPTY, Interval
 from ...files import output_folder, write_atomic
 from ...score.catalog import label, spec
+from ..third_party.analysis import TASK_LABELS, SeparabilityTest
+from ..third_party.study import ModeStudy
 from .analyses import THIRDS, CapabilitySplit, Drift, Gap, LeaderRow, SubgroupRow, WinRates
 from .build import Report
 from .render import catalog_order, models_besides_chance, number, shown_drift
@@ -204,7 +206,12 @@ def _grid(
 
 
 def _colorbar(
-    figure: Figure, ax: Axes, cmap: Colormap, low: float, high: float, text: str
+    figure: Figure | SubFigure,
+    ax: Axes | list[Axes],
+    cmap: Colormap,
+    low: float,
+    high: float,
+    text: str,
 ) -> Colorbar:
     bar = figure.colorbar(ScalarMappable(Normalize(low, high), cmap), ax=ax, shrink=0.9)
     bar.set_label(text)
@@ -346,27 +353,35 @@ def drift(mode: str, rows: Sequence[Drift]) -> Figure:
 # --- subgroups -----------------------------------------------------------------------------------
 
 
-def subgroup(mode: str, rows: Sequence[SubgroupRow], compare: str) -> Figure:
-    """The Composite inside the subgroup and in the rest, and their difference, each with its 95%
-    bootstrap CI."""
-    models = [r.model for r in rows]
-    figure = _figure(WIDTH, 1.5 + 0.45 * len(rows))
-    means, difference = figure.subplots(1, 2, sharey=True)
-    for offset, (name, colour, intervals) in enumerate(
-        (
-            (f"subgroup: {short(compare, 60)}", BAR, [r.inside for r in rows]),
-            ("the rest", SERIES[1], [r.rest for r in rows]),
-        )
-    ):
-        means.errorbar(
+Series = tuple[str, str, Sequence[Interval]]
+"""A legend name, a colour, and one interval per row."""
+
+
+def _two_series(ax: Axes, first: Series, second: Series) -> None:
+    """Two intervals per row, the first drawn just above the row and the second just below."""
+    for offset, (name, colour, intervals) in enumerate((first, second)):
+        ax.errorbar(
             [i.estimate for i in intervals],
-            np.arange(len(rows)) + (offset - 0.5) * 0.3,
+            np.arange(len(intervals)) + (offset - 0.5) * 0.3,
             xerr=_errors(intervals),
             fmt="o",
             color=colour,
             capsize=3,
             label=name,
         )
+
+
+def subgroup(mode: str, rows: Sequence[SubgroupRow], compare: str) -> Figure:
+    """The Composite inside the subgroup and in the rest, and their difference, each with its 95%
+    bootstrap CI."""
+    models = [r.model for r in rows]
+    figure = _figure(WIDTH, 1.5 + 0.45 * len(rows))
+    means, difference = figure.subplots(1, 2, sharey=True)
+    _two_series(
+        means,
+        (f"subgroup: {short(compare, 60)}", BAR, [r.inside for r in rows]),
+        ("the rest", SERIES[1], [r.rest for r in rows]),
+    )
     entry = spec("composite")
     means.set_xlim(entry.low, entry.high)
     means.set_xlabel(scale("composite"))
@@ -437,6 +452,83 @@ def win_rates(wins: WinRates) -> Figure:
     return figure
 
 
+# --- third-party labels --------------------------------------------------------------------------
+
+
+def _rho_matrix(ax: Axes, test: SeparabilityTest, side: str, cmap: Colormap) -> None:
+    """One side's Spearman matrix: rho and its 95% interval in each cell."""
+    cells = {p.tasks: getattr(p, side) for p in test.pairs}
+    cells.update({(b, a): i for (a, b), i in list(cells.items())})
+    names = [TASK_LABELS.get(t, t) for t in test.tasks]
+    shade = np.full((len(names), len(names)), np.nan)
+    texts = [["1" if a == b else NO_VALUE for b in test.tasks] for a in test.tasks]
+    for i, a in enumerate(test.tasks):
+        for j, b in enumerate(test.tasks):
+            rho = cells[(a, b)] if a != b else Interval(1.0, 1.0, 1.0, 0)
+            shade[i, j] = (rho.estimate + 1) / 2
+            if a != b and not math.isnan(rho.estimate):
+                texts[i][j] = f"{_decimal(rho.estimate)}\n{_show(rho, 2).split(' ', 1)[1]}"
+    _grid(ax, shade, texts, cmap, [textwrap.fill(n, 14) for n in names], names)
+
+
+def third_party(mode: ModeStudy) -> Figure:
+    """The reviewer's test and the self-specific gain of one mode: the Spearman matrices of the
+    tasks' model rankings under self and third-party labels side by side, and each model's task
+    scores against both label sets, each with its 95% bootstrap CI."""
+    test = mode.test
+    tasks = list(dict.fromkeys(g.task for g in mode.gains))
+    models = list(dict.fromkeys(g.model for g in mode.gains))
+    matrices = bool(test.pairs)
+    scores_height = 1.3 + 0.34 * max(len(models), 1)
+    top_height = 4.3 if matrices else 0.8
+    figure = _figure(WIDTH, top_height + scores_height)
+    # The matrices above, the scores below: each part lays out its own axes.
+    parts = figure.subfigures(2, 1, height_ratios=[top_height, scores_height])
+    assert isinstance(parts, np.ndarray)  # two rows: an array, never one SubFigure
+    top, bottom = parts
+    if matrices:
+        cmap = _diverging()
+        left, right = top.subplots(1, 2)
+        for ax, side, title in (
+            (left, "own", "self labels"),
+            (right, "third", "third-party labels"),
+        ):
+            _rho_matrix(ax, test, side, cmap)
+            ax.set_title(f"under {title}", loc="left")
+        _colorbar(top, [left, right], cmap, -1, 1, f"Spearman rho ({MINUS}1 to 1)")
+    # With the matrices the verdict; without them, why there is none.
+    said = test.verdict if matrices else test.reading
+    top.suptitle(textwrap.fill(f"Reviewer's test: {said}", 120), fontsize=10)
+    axes = bottom.subplots(1, max(len(tasks), 1), sharey=True, squeeze=False)[0]
+    for ax, task in zip(axes, tasks, strict=False):
+        rows = {g.model: g for g in mode.gains if g.task == task}
+        _two_series(
+            ax,
+            ("self labels", BAR, [rows[m].own if m in rows else EMPTY for m in models]),
+            (
+                "third-party labels",
+                SERIES[1],
+                [rows[m].third if m in rows else EMPTY for m in models],
+            ),
+        )
+        ax.set_xlim(-0.03, 1.03)  # a score of 0 or 1 shown whole
+        ax.set_xticks(np.linspace(0, 1, 5))
+        ax.set_xlabel("score (0 to 1)")
+        ax.set_title(textwrap.fill(TASK_LABELS.get(task, task), 26), loc="left")
+        _model_rows(ax, models)
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+    if tasks:
+        bottom.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
+    scores = "each model's task scores against self and third-party labels (95% bootstrap CI)"
+    shown = f"Spearman rho between the tasks' model rankings, and {scores}" if matrices else scores
+    _title(
+        figure,
+        f"Third-party labels ({mode.mode}, {mode.conversations} shared conversations): {shown}",
+    )
+    return figure
+
+
 # --- all of them -------------------------------------------------------------------------------
 
 
@@ -458,6 +550,9 @@ def _mode_charts(report: Report, mode: str) -> Iterator[Chart]:
         yield Chart(f"spearman_{mode}", mode, spearman(split))
     for wins in (w for w in report.win_rates if w.mode == mode and len(w.models) >= 2):
         yield Chart(f"win_rates_{mode}", mode, win_rates(wins))
+    studied = report.third_party.modes if report.third_party else []
+    for study in (s for s in studied if s.mode == mode and s.gains):
+        yield Chart(f"third_party_{mode}", mode, third_party(study))
 
 
 def charts(report: Report) -> list[Chart]:

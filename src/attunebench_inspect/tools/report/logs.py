@@ -14,7 +14,6 @@ from inspect_ai.log import list_eval_logs
 from pydantic import ValidationError
 
 from ...files import MAX_CONFIG_BYTES, kind, read_capped
-from ...solve.modes import PRIMARY
 from .log_fields import RunHeader, SampleRow, local_path, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
@@ -45,8 +44,7 @@ class Run:
 
     @property
     def mode(self) -> str:
-        metadata = self.header.eval.metadata or {}
-        return str(metadata.get("mode", PRIMARY))
+        return mode_of(self.header)
 
     @property
     def version(self) -> str:
@@ -115,6 +113,13 @@ def _unreadable(path: Path | None, error: BaseException) -> str:
         # Whole JSON that Inspect cannot read as a log: nothing is still writing it.
         return f"not an Inspect log ({_first_line(error.__cause__ or error)})"
     return f"cannot be read: still being written, or not a whole log ({_first_line(error)})"
+
+
+def mode_of(header: RunHeader) -> str:
+    """A main-task run's mode; for the suite's other tasks, which have none, the task's own name
+    (`profile`, `contamination`), so that no other run reads as a mode's."""
+    mode = (header.eval.metadata or {}).get("mode")
+    return str(mode) if mode is not None else header.eval.task.rpartition("/")[2]
 
 
 def _is_attunebench(header: RunHeader) -> bool:

@@ -15,8 +15,11 @@ from ...bootstrap import Interval
 from ...providers import is_human
 from ...score.catalog import BY_NAME, label
 from ...solve.modes import PRIMARY
+from ..third_party.analysis import COEFFICIENT, RULE, TASK_LABELS, Agreement
+from ..third_party.study import ModeStudy
 from .analyses import FEW_CONVERSATIONS, PROFILE_SUMMARY, Drift, HumanComparison
 from .build import Report
+from .contamination import NOT_PROBED, ContaminationRow
 
 Cell = str | float | int | None
 
@@ -117,11 +120,20 @@ def _versions(report: Report) -> str:
     )
 
 
+def _verdicts(report: Report) -> dict[str, str]:
+    """Each probed model's contamination verdict, by the name the leaderboard gives it."""
+    return {c.model: c.contamination.verdict for c in report.contamination}
+
+
 def _leaderboard(report: Report) -> list[Table]:
+    # The contamination verdict sits beside the Composite wherever a model was probed, so that
+    # no reader sees one without the other (DESIGN.md, "Validity instruments").
+    verdicts = _verdicts(report)
+    beside = ["contamination"] if verdicts else []
     board = Table(
         f"Leaderboard{_at_version(report)}: Composite and pillars "
         "(95% bootstrap CI over conversations)",
-        ["mode", "model", "conversations", *map(label, ("composite", *_PILLARS))],
+        ["mode", "model", "conversations", *map(label, ("composite", *_PILLARS)), *beside],
         [
             [
                 r.mode,
@@ -129,10 +141,14 @@ def _leaderboard(report: Report) -> list[Table]:
                 r.composite.n,
                 _ci(r.composite, 2),
                 *(_ci(r.metrics[p]) if p in r.metrics else "-" for p in _PILLARS),
+                *([verdicts.get(r.model, NOT_PROBED)] if verdicts else []),
             ]
             for r in report.leaderboard
         ],
-        "'chance' is the attunebench/random baseline." + _few_runs(report) + _versions(report),
+        "'chance' is the attunebench/random baseline."
+        + (" Contamination: the probe's verdict (below)." if verdicts else "")
+        + _few_runs(report)
+        + _versions(report),
     )
     per_mode = []
     for mode in sorted({r.mode for r in report.leaderboard}):
@@ -149,6 +165,65 @@ def _leaderboard(report: Report) -> list[Table]:
             )
         )
     return [board, *per_mode]
+
+
+def _composites(row: ContaminationRow) -> str:
+    return "; ".join(f"{mode} {_ci(c, 2)}" for mode, c in sorted(row.composite.items())) or "-"
+
+
+def _contamination(report: Report) -> list[Table]:
+    """Has the model seen these conversations? The probe's verdict per model, beside its
+    Composite (docs/contamination.md)."""
+    rows = report.contamination
+    rules = sorted({c.contamination.rule for c in rows if c.contamination.rule})
+    empty = [
+        f"{r.model} ({r.contamination.empty_completions})"
+        for r in rows
+        if r.contamination.empty_completions
+    ]
+    return [
+        Table(
+            "Contamination: has the model seen these conversations?",
+            [
+                "model",
+                "verdict",
+                "Composite [95% CI] by mode",
+                "ROUGE-L guided / general",
+                "difference [95% CI]",
+                "permutation p",
+                "exact / near-exact",
+                "texts (conversations)",
+                "seed",
+            ],
+            [
+                [
+                    r.model,
+                    c.verdict,
+                    _composites(r),
+                    f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
+                    _ci(c.difference),
+                    number(c.p_value, 4),
+                    f"{c.exact} / {c.near_exact}",
+                    f"{c.instances} ({c.conversations})",
+                    "-" if c.seed is None else c.seed,
+                ]
+                for r in rows
+                for c in (r.contamination,)
+            ],
+            "The verdict sits beside the Composite, never inside it: a suspected model may score "
+            "by recall as well as attunement; not suspected is not proof that it never saw the "
+            "data (docs/contamination.md). Guided: the instruction names the data set; general: "
+            "the same text, nothing named; difference: guided minus general; exact and "
+            "near-exact: guided completions."
+            + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
+            + (" Over every text each probe ran: --where does not apply." if report.where else "")
+            + " Rule: "
+            + (" | ".join(rules) or "-"),
+            empty="No contamination probe among the logs: `inspect eval "
+            "attunebench_inspect/contamination --model MODEL` checks whether a model has seen "
+            "the conversations (docs/contamination.md).",
+        )
+    ]
 
 
 def _distinguishability(report: Report) -> list[Table]:
@@ -371,11 +446,15 @@ def _profile(report: Report) -> list[Table]:
     """The profile task, where the logs have a profile run."""
     if not report.profile:
         return []
+    return [*_profile_scores(report), _profile_diagnoses(report), *_profile_capability(report)]
+
+
+def _profile_scores(report: Report) -> list[Table]:
     parts = [*PROFILE_SUMMARY, "profile_parse_failure_rate"]
     fields = [
         m for m in catalog_order({m for r in report.profile for m in r.metrics}) if m not in parts
     ]
-    result = [
+    return [
         Table(
             f"Profile prediction (experimental{_at_version(report)}): composite and parts "
             "(95% bootstrap CI over conversations)",
@@ -408,37 +487,44 @@ def _profile(report: Report) -> list[Table]:
                 for m in fields
             ],
         ),
-        Table(
-            "Profile prediction: diagnoses named vs reported",
-            [
-                "model",
-                "diagnosis",
-                "participants with it",
-                "base rate",
-                "named in",
-                "precision",
-                "recall",
-                "answers",
-            ],
-            [
-                [
-                    d.model,
-                    d.diagnosis,
-                    d.participants,
-                    number(d.base_rate),
-                    number(d.named_rate),
-                    number(d.precision),
-                    number(d.recall),
-                    d.answers,
-                ]
-                for d in report.diagnosis_inference
-            ],
-            "Base rate: the share of answers whose participant reported the diagnosis; named in: "
-            "the share of answers naming it (above the base rate: named more often than "
-            "reported). Precision and recall of naming it. Parse failures are left out.",
-            empty="No parsed profile answer.",
-        ),
     ]
+
+
+def _profile_diagnoses(report: Report) -> Table:
+    return Table(
+        "Profile prediction: diagnoses named vs reported",
+        [
+            "model",
+            "diagnosis",
+            "participants with it",
+            "base rate",
+            "named in",
+            "precision",
+            "recall",
+            "answers",
+        ],
+        [
+            [
+                d.model,
+                d.diagnosis,
+                d.participants,
+                number(d.base_rate),
+                number(d.named_rate),
+                number(d.precision),
+                number(d.recall),
+                d.answers,
+            ]
+            for d in report.diagnosis_inference
+        ],
+        "Base rate: the share of answers whose participant reported the diagnosis; named in: "
+        "the share of answers naming it (above the base rate: named more often than "
+        "reported). Precision and recall of naming it. Parse failures are left out.",
+        empty="No parsed profile answer.",
+    )
+
+
+def _profile_capability(report: Report) -> list[Table]:
+    result = []
     for split in report.profile_capability:
         title = (
             "Spearman rank correlation across models: profile task vs main-task metrics "
@@ -466,6 +552,190 @@ def _profile(report: Report) -> list[Table]:
             )
         )
     return result
+
+
+_LABEL_FIELDS = {
+    "mood_shift": "mood shift",
+    "binary_observed": "observed behaviour (binary)",
+    "binary_preferred": "preferred behaviour (binary)",
+    "pairwise": "preferred reply (pairwise)",
+    "post_panas": "post-conversation PANAS",
+    "four_branch": "Four-Branch",
+    "q1_looking_for": "Q1 looking for",
+    "q2_emotion_clarity": "Q2 emotion clarity",
+    "q3_model_fit": "Q3 model fit",
+    "q3_follow_up": "Q3 follow-up",
+}
+_QUESTIONNAIRE = "questionnaire"
+
+
+def _task(name: str | None) -> str:
+    return TASK_LABELS.get(name, name) if name is not None else _QUESTIONNAIRE
+
+
+def _third_party(report: Report) -> list[Table]:
+    """Every run against third-party labels, where the report was given answer files."""
+    study = report.third_party
+    if study is None:
+        return []
+    sizes = ", ".join(f"{k}: {n}" for k, n in study.annotators_per_conversation.items()) or "none"
+    result = [
+        Table(
+            "Third-party labels: annotators and conversations",
+            ["annotator", "answer file", "conversations labelled", "own conversations (marked)"],
+            [[a.annotator, a.file, a.conversations, a.self_ratings] for a in study.annotators],
+            f"{study.labelled} of the {study.logged} conversations the report reads have "
+            f"third-party labels (annotators per conversation, k: conversations: {sizes}); "
+            f"{len(study.ties)} consensus tie(s). Binary labels from the page's "
+            f"{study.phrasing.replace('_', '-')} phrasing. Not given by third-party labels: "
+            f"{', '.join(map(label, study.not_covered))} (they need the participant's "
+            "pre-conversation PANAS).",
+            empty="No answer file gave a complete conversation the report reads: "
+            f"{study.labelled} of the {study.logged} conversations have third-party labels.",
+        )
+    ]
+    if study.notes:
+        result.append(
+            Table(
+                "Third-party labels: conversations left out, and self-ratings",
+                ["file: where: what"],
+                [[line] for line in study.notes],
+            )
+        )
+    if study.tied:
+        result.append(
+            Table(
+                "Third-party labels: consensus ties, per conversation",
+                ["conversation", "annotators", "mood shift", "binary", "pairwise", "questionnaire"],
+                [[cid, *counts.values()] for cid, counts in study.tied.items()],
+                "A split vote is no label: a binary judgement becomes na, a comparison or an "
+                "emotion is left out, Q2 is not scored; a half-way median goes to the neighbour "
+                "nearer the middle of its scale (docs/third-party.md). Every tie and how it was "
+                "settled: the JSON report's third_party.ties.",
+            )
+        )
+    if study.agreement:
+        result.append(
+            Table(
+                "Third-party agreement with the participants, per task (95% bootstrap CI over "
+                "conversations)",
+                ["labels (task)", "rater", "n", "metric", "value", "kappa", "items"],
+                [
+                    [
+                        f"{_LABEL_FIELDS.get(a.field, a.field)} ({_task(a.task)})",
+                        a.rater,
+                        a.value.n,
+                        label(a.metric),
+                        _ci(a.value),
+                        _kappa(a),
+                        a.items or "-",
+                    ]
+                    for a in sorted(study.agreement, key=_agreement_order)
+                ],
+                "How well an outsider reads the person, over n conversations: the rater's "
+                "labels scored against the participant's with the model's metric (value), and "
+                "chance-corrected where a "
+                "chance level exists (kappa: Cohen's on categories; 'weighted': quadratic-"
+                "weighted, on the 1-7 ratings and Q3's ordered options; items: what the kappa "
+                "counts). The follow-up in one's own words has no fixed categories, so no kappa.",
+            )
+        )
+    for mode in study.modes:
+        result += _third_party_mode(mode)
+    return result
+
+
+def _kappa(row: Agreement) -> str:
+    if row.coefficient is None:
+        return "-"
+    weighted = " weighted" if row.coefficient == COEFFICIENT["quadratic"] else ""
+    return _ci(row.corrected) + weighted
+
+
+def _agreement_order(row: Agreement) -> tuple[int, str]:
+    return (list(_LABEL_FIELDS).index(row.field) if row.field in _LABEL_FIELDS else 99, row.rater)
+
+
+def _third_party_mode(mode: ModeStudy) -> list[Table]:
+    shared = f"{mode.conversations} shared conversations"
+    excluded = "; ".join(f"{m}: {why}" for m, why in mode.excluded.items())
+    left_out = f" Not ranked: {excluded}." if excluded else ""
+    test = mode.test
+    tables = [
+        Table(
+            f"Self vs third-party labels ({mode.mode}): per-task scores and the self-specific "
+            f"gain ({shared}, paired 95% bootstrap CI)",
+            ["model", "task", "conversations", "self labels", "third-party labels", "gain"],
+            [
+                [g.model, _task(g.task), g.gain.n, _ci(g.own), _ci(g.third), _ci(g.gain)]
+                for g in mode.gains
+            ],
+            "Gain = score against the participants' own labels - score against the third "
+            "parties' consensus, on the same conversations and items: > 0, the model reads these "
+            "people better than an outsider's reading of the same conversation predicts. Judged "
+            "response quality reads no label (the judge's reference is the participant's edited "
+            f"reply): its gain is 0 by construction.{left_out}",
+            empty=f"No evaluated model shares a conversation with the third-party labels in this "
+            f"mode ({shared}).{left_out}",
+        ),
+        Table(
+            f"The reviewer's test ({mode.mode}): do the task rankings converge under "
+            "third-party labels?",
+            ["verdict", "models", "shared conversations", "reading"],
+            [[test.verdict, len(test.models), test.conversations, test.reading]],
+            f"{RULE[0].upper()}{RULE[1:]}.",
+        ),
+    ]
+    if not test.pairs:
+        return tables
+    names = [_task(t) for t in test.tasks]
+    for side, title in (("own", "self labels"), ("third", "third-party labels")):
+        cells = {p.tasks: getattr(p, side) for p in test.pairs}
+        tables.append(
+            Table(
+                f"The reviewer's test ({mode.mode}): Spearman rho between the tasks' model "
+                f"rankings under {title} (95% bootstrap CI, {len(test.models)} models, {shared})",
+                ["task", *names],
+                [
+                    [
+                        names[i],
+                        *(
+                            "1" if a == b else _ci(cells.get((a, b)) or cells[(b, a)], 2)
+                            for b in test.tasks
+                        ),
+                    ]
+                    for i, a in enumerate(test.tasks)
+                ],
+            )
+        )
+    tested = sum(1 for p in test.pairs if p.status != "not separable under self labels")
+    tables.append(
+        Table(
+            f"The reviewer's test ({mode.mode}): each pair of tasks",
+            [
+                "tasks",
+                "rho, self labels",
+                "rho, third-party labels",
+                "rise (third-party - self)",
+                f"rise, CI at 1 - 0.05/{max(tested, 1)}",
+                "status",
+            ],
+            [
+                [
+                    f"{_task(p.tasks[0])} / {_task(p.tasks[1])}",
+                    _ci(p.own, 2),
+                    _ci(p.third, 2),
+                    _ci(p.change, 2),
+                    _ci(p.change_corrected, 2),
+                    p.status,
+                ]
+                for p in test.pairs
+            ],
+            "The intervals resample conversations (the same draws for both label sets): they say "
+            "how sure the rankings of these models are, not how other models would rank.",
+        )
+    )
+    return tables
 
 
 def _ranks(report: Report, mode: str) -> list[Table]:
@@ -591,6 +861,7 @@ def to_json(report: Report) -> str:
 
 SECTIONS: tuple[Callable[[Report], list[Table]], ...] = (
     _leaderboard,
+    _contamination,
     _humans,
     _distinguishability,
     _perspective_and_drift,
@@ -598,6 +869,7 @@ SECTIONS: tuple[Callable[[Report], list[Table]], ...] = (
     _capability_split,
     _mode_deltas,
     _profile,
+    _third_party,
     _operations,
 )
 """The report's sections in the order they are shown; each gives its tables (none where it has
@@ -605,6 +877,7 @@ nothing to show)."""
 
 
 def tables(report: Report) -> list[Table]:
-    if report.profile and not report.leaderboard:
-        return _profile(report)  # profile runs only: the main task's analyses have no rows
+    if not report.leaderboard:
+        # No run of the main task: its analyses have no rows; only the other tasks' sections.
+        return [*(_contamination(report) if report.contamination else []), *_profile(report)]
     return [table for section in SECTIONS for table in section(report)]

@@ -31,6 +31,11 @@ SUBGROUP_KEYS = (
 )
 
 
+def model_label(model: str) -> str:
+    """How the report names a run's model: the random baseline is "chance"."""
+    return CHANCE_LABEL if model == CHANCE_MODEL else model
+
+
 @dataclass(frozen=True)
 class Conversation:
     id: str
@@ -59,7 +64,7 @@ class RunTable:
 
     @property
     def label(self) -> str:
-        return CHANCE_LABEL if self.model == CHANCE_MODEL else self.model
+        return model_label(self.model)
 
     @cached_property
     def ids(self) -> list[str]:
@@ -119,7 +124,8 @@ class TurnTable:
         return self.values.get(key, np.full(self.third.size, np.nan))
 
 
-def _mean_dicts(dicts: list[dict[str, float]]) -> dict[str, float]:
+def mean_dicts(dicts: list[dict[str, float]]) -> dict[str, float]:
+    """Per key, the mean over the dicts that have it (NaN left out): the epochs of one sample."""
     if len(dicts) == 1:  # one epoch, the usual case: nothing to average
         return dicts[0]
     keys = sorted({k for d in dicts for k in d})
@@ -176,8 +182,8 @@ def run_table(run: Run) -> RunTable:
                 token_sums[k] += v
         conversations[sample_id] = Conversation(
             id=sample_id,
-            values=_mean_dicts([_values(s) for s in epochs]),
-            turns=[_mean_dicts(turns[n]) for n in sorted(turns)],
+            values=mean_dicts([_values(s) for s in epochs]),
+            turns=[mean_dicts(turns[n]) for n in sorted(turns)],
             facts={k: epochs[0].metadata.get(k) for k in SUBGROUP_KEYS},
             tokens={k: v // len(epochs) for k, v in token_sums.items()},
             seconds=nanmean([s.total_time for s in epochs if s.total_time is not None]),
