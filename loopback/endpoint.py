@@ -63,7 +63,12 @@ FAULTS = (
     "refusal",
     "deep",
     "no_choices",
+    "disconnect",
+    "empty_body",
+    "html",
 )
+HTML_PAGE = b"<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
+"""What a proxy in front of a provider answers when the provider is down (the `html` fault)."""
 _DEEP_LEVELS = 5000
 """How deeply a `deep` fault wraps its answer: past Python's default recursion limit (1000)."""
 CACHES: dict[str, CacheRules] = {r.name: r for r in (OPENAI, OPENAI_EXPLICIT, ANTHROPIC, SHARED)}
@@ -396,6 +401,21 @@ class Endpoint:
                 body = json.dumps(done.body).encode()
                 if done.fault == "truncated":
                     body = body[: len(body) // 2]
+                elif done.fault == "empty_body":
+                    body = b""
+                elif done.fault == "html":
+                    return self.send(200, HTML_PAGE, {"Content-Type": "text/html"})
+                elif done.fault == "disconnect":
+                    # The whole body announced, half of it sent, then the connection closed.
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body[: len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return None
                 return self.send(done.status, body)
 
             def _stream(self, done: Completion) -> None:

@@ -64,3 +64,20 @@ def small_dataset(tmp_path: Path, bundled_files: list[Path]) -> Callable[[int], 
         return folder
 
     return make
+
+
+@pytest.fixture(scope="session")
+def baseline_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A log folder as `make run` and `make run MODEL=attunebench/majority` leave one, small: the
+    first bundled conversation run by both offline baselines."""
+    from inspect_ai import eval
+
+    from attunebench_inspect import default
+
+    root = tmp_path_factory.mktemp("baseline_logs")
+    data = root / "data"
+    data.mkdir()
+    shutil.copy(sorted(BUNDLED.glob("*.json"))[0], data)
+    for model in ("attunebench/random", "attunebench/majority"):
+        eval(default(data=str(data)), model=model, display="none", log_dir=str(root / "logs"))
+    return root / "logs"

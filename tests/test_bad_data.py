@@ -155,7 +155,9 @@ def test_validate_command_on_a_folder_of_broken_files(
     problems = [
         line
         for line in lines
-        if not re.match(r"^(conversations|turns|annotations|warnings|problems): |warning: ", line)
+        if not re.match(
+            r"^(data|conversations|turns|annotations|warnings|problems): |warning: ", line
+        )
     ]
     assert problems and all(LINE.match(line) for line in problems)
     assert any("a unique ID (also used by" in line for line in problems)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
+from inspect_ai import eval, eval_retry
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import get_model
 from inspect_ai.util import Store
@@ -150,3 +151,48 @@ def test_unreadable_replies_are_parse_failures_not_errors(
     assert failed and all(r.error == reason for r in failed)
     # Each failed call had its one repair round and nothing more.
     assert len(endpoint.records) == composite["calls"] + composite["parse_failures"]
+
+
+@pytest.mark.parametrize("fault", ["truncated", "disconnect", "empty_body", "html"])
+def test_a_reply_that_ends_a_sample_is_one_line_and_eval_retry_completes_it(
+    fault: str,
+    serve: Callable[[EndpointConfig], Endpoint],
+    small_dataset: Callable[[int], Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Half a body then a disconnect, an empty 200, an HTML page: the sample it hits ends with
+    one readable line, the other conversation is still run and scored, and `inspect
+    eval-retry` (here its Python form) runs the rest to a whole run beside the first log."""
+    if fault == "disconnect":
+        # The client retries a broken connection on its own: every reply is cut, on one
+        # conversation, so that its retries run out.
+        config, data = EndpointConfig(faults={fault: 1.0}, max_seconds=300), small_dataset(1)
+    else:
+        # A reply that is not JSON is not retried: the third request ends its sample alone.
+        config, data = EndpointConfig(faults_at={3: fault}, max_seconds=300), small_dataset(2)
+    endpoint = serve(config)
+    logs = data.parent / "logs"
+    model = get_model(MODEL, base_url=endpoint.base_url, api_key="local", memoize=False)
+    first = eval(
+        attunebench(data=str(data)), model=model, display="none", log_dir=str(logs), max_retries=0
+    )[0]
+    assert first.status == "error" and first.samples is not None
+    errors = [s.error for s in first.samples if s.error is not None]
+    assert errors and len(first.samples) == len(list(data.glob("*.json")))
+    assert all(s.scores for s in first.samples if s.error is None)
+    if fault != "disconnect":
+        assert len(errors) == 1  # the other conversation went on, and was scored
+    for error in errors:
+        # Inspect renders the message for a terminal (colour codes, wrapped): as read, it is
+        # one line of the suite's, no traceback.
+        said = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", error.message).split())
+        assert said.startswith("ProviderReplyError(") and "Traceback" not in said
+        assert "call: the provider's reply could not be read (" in said
+        assert "`inspect eval-retry LOG` runs it again" in said
+    endpoint.config.faults, endpoint.config.faults_at = {}, {}
+    monkeypatch.setenv("LOCAL_API_KEY", "local")
+    (retried,) = eval_retry(first, log_dir=str(logs), display="none")
+    assert retried.status == "success"
+    assert retried.samples is not None and all(s.error is None for s in retried.samples)
+    assert sorted(str(s.id) for s in retried.samples) == sorted(str(s.id) for s in first.samples)
+    assert len(list(logs.glob("*.eval"))) == 2

@@ -150,8 +150,11 @@ def test_estimate_table_and_json(
 
     assert main(["estimate", "--data", data, "--model", "a/b", *prices[:2], *prices[3:5]]) == 0
     table = capsys.readouterr().out
-    assert "Runs (without a judge; schedule prefix_first, answer format auto)" in table
-    assert "output tokens (est.)" in table
+    assert (
+        "Runs: calls and tokens (without a judge; schedule prefix_first, answer format auto)"
+        in table
+    )
+    assert "output (est.)" in table
     assert "$" in table
 
 
@@ -287,7 +290,7 @@ def test_breakdown_of_the_bundled_set_adds_up(capsys: pytest.CaptureFixture[str]
     assert "runs" not in only and only["breakdown"] == document["breakdown"]
     assert main(["estimate", "--tokenizer", "chars", "--breakdown", "--model", "m/m", *prices]) == 0
     text = capsys.readouterr().out
-    assert text.index("Runs (without a judge") < text.index("input by content")
+    assert text.index("Runs: calls and tokens (without a judge") < text.index("input by content")
 
 
 def test_estimate_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:

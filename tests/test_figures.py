@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from PIL import Image
 
+from attunebench_inspect import TASK_VERSION
 from attunebench_inspect.score.catalog import label, spec
 from attunebench_inspect.tools.cli import main
 from attunebench_inspect.tools.report.analyses import DRIFT_METRICS, Settings, turn_drift
@@ -208,7 +209,10 @@ def test_without_matplotlib(
     error with the install hint, before any work."""
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     page = to_html(report)
-    assert "data:image/png" not in page and "Leaderboard: Composite and pillars" in page
+    assert (
+        "data:image/png" not in page
+        and f"Leaderboard, task version {TASK_VERSION}: Composite and pillars" in page
+    )
     hint = "pip install &#x27;attunebench-inspect[plots]&#x27;"
     assert f"<p class='note'>Figures omitted: they need matplotlib ({hint}).</p>" in page
     with pytest.raises(MissingPlots, match=r"pip install 'attunebench-inspect\[plots\]'"):

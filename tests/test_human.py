@@ -212,7 +212,7 @@ def test_import_lists_unanswered_calls(
         "--log-dir",
         str(tmp_path),
     )
-    assert code == 0 and err == ""
+    assert code == 0 and err == f"data: {replayed['data']}, 3 conversations\n"
     head, *details = out.splitlines()
     assert head.startswith("human/oracle: 2 conversation(s), Composite ")
     assert ", 6 unanswered or incomplete (parse failures); log " in head
@@ -265,11 +265,14 @@ def test_a_conversation_without_answers_is_an_error_not_a_guess(
         display="none",
         log_dir=str(tmp_path),
     )[0]
-    assert log.status == "error" and log.error is not None
-    assert [str(s.id) for s in log.samples or [] if s.error] == [unanswered]
+    # The other conversations are still run (continue_on_fail); the run ends in error.
+    assert log.status == "error"
+    (failed,) = [s for s in log.samples or [] if s.error]
+    assert str(failed.id) == unanswered and failed.error is not None
+    said = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", failed.error.message).split())
     assert (
         f"matches no conversation of {answers}: run only the answered conversations "
-        f"(--sample-id {perfect},{gappy})" in log.error.message
+        f"(--sample-id {perfect},{gappy})" in said
     )
 
 
@@ -354,9 +357,10 @@ def test_bad_answer_files_get_one_line_per_problem(
     assert code == 1 and out == ""
     m, e, t, b = map(str, files)
     path = f"conversations.{cid}.turns.1"
-    assert err.splitlines() == [
+    assert err.splitlines()[0] == f"data: {data}, 1 conversations"
+    assert err.splitlines()[1:] == [
         f"{m}: (top level): found the field(s) extra; expected only annotator, codebook_sha256, "
-        "conversations, format, mode, shuffle_seed, source, task_version",
+        "conversations, format, mode, page, shuffle_seed, source, task_version",
         f"{m}: annotator: found a b; expected text matching ^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$",
         f"{m}: {path}.emotion.binary.B1.observed: found maybe; expected one of yes, no, na",
         f"{m}: {path}.emotion.mood_shift: found the key happy; expected one of "
@@ -644,3 +648,161 @@ def test_conversations_that_open_alike_are_refused(
     )
     with pytest.raises(InputError, match="open alike, so their calls cannot be told apart"):
         HumanReplayAPI("a", answers=str(answers), data=str(data))
+
+
+# --- issue 31: what an import refuses, what the page says will count ---------------------------
+
+
+def _one_answered(tmp_path: Path, codebook: Codebook, name: str = "a.json", **extra: Any) -> Path:
+    """An answer file of the shortest conversation, answered perfectly."""
+    data = tmp_path / "data"
+    if not data.exists():
+        _data(data, SHORTEST[:2])
+    convs = _split(data, codebook)
+    first = sorted(convs)[0]
+    return _write(
+        tmp_path / name, answer_file("ann", {first: oracle(*convs[first], codebook)}, **extra)
+    )
+
+
+def test_a_second_import_of_an_annotator_needs_supersede(
+    tmp_path: Path, codebook: Codebook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = _one_answered(tmp_path, codebook)
+    args = [str(answers), "--data", str(tmp_path / "data"), "--log-dir", str(tmp_path / "logs")]
+    assert _import(capsys, *args)[0] == 0
+    (first,) = (tmp_path / "logs").glob("*.eval")
+    code, _, err = _import(capsys, *args)
+    assert code == 1
+    assert (
+        f"{answers}: annotator: found ann, already imported in {first.as_uri()} (default mode); "
+        "expected a new annotator, or --supersede to replace that import (the report reads the "
+        "newest log)"
+    ) in err.splitlines()
+    assert list((tmp_path / "logs").glob("*.eval")) == [first]
+    assert _import(capsys, *args, "--supersede")[0] == 0
+    assert len(list((tmp_path / "logs").glob("*.eval"))) == 2
+    report = build_report([tmp_path / "logs"], resamples=50)
+    assert [r.model for r in report.runs] == ["human/ann"]
+    assert any(s.reason == "superseded by a newer successful log" for s in report.skipped)
+
+
+def test_answers_off_the_exported_page_are_refused(
+    tmp_path: Path, codebook: Codebook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _data(tmp_path / "data", SHORTEST[:2])
+    convs = _split(data, codebook)
+    shown, other = sorted(convs)
+    page = {"id": page_data([convs[shown][0]], codebook, 0)["page"], "conversations": [shown]}
+    both = {c: oracle(*convs[c], codebook) for c in (shown, other)}
+    off_page = _write(tmp_path / "off.json", answer_file("ann", both, page=page))
+    code, _, err = _import(capsys, str(off_page), "--data", str(data))
+    assert code == 1
+    assert (
+        f"{off_page}: conversations.{other}: found a conversation that was not on the exported "
+        f"page {page['id']} (it exported {shown}); expected only those"
+    ) in err.splitlines()
+    # The page's list cannot be widened by hand: the id is a digest of what the page showed.
+    widened = {"id": page["id"], "conversations": [shown, other]}
+    forged = _write(tmp_path / "forged.json", answer_file("ann", both, page=widened))
+    code, _, err = _import(capsys, str(forged), "--data", str(data))
+    assert code == 1 and f"{forged}: page.id: found {page['id']}; expected " in err
+    honest = _write(tmp_path / "ok.json", answer_file("ann", {shown: both[shown]}, page=page))
+    code, out, _ = _import(capsys, str(honest), "--data", str(data), "--log-dir", str(tmp_path))
+    assert code == 0 and out.startswith("human/ann: 1 conversation(s)")
+
+
+def test_duplicate_keys_in_an_answer_file_are_located_warnings(
+    tmp_path: Path, codebook: Codebook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = _one_answered(tmp_path, codebook)
+    text = answers.read_text(encoding="utf-8")
+    answers.write_text(text.replace('"annotator": "ann"', '"annotator": "bob", "annotator": "ann"'))
+    logs = str(tmp_path / "logs")
+    code, out, err = _import(
+        capsys, str(answers), "--data", str(tmp_path / "data"), "--log-dir", logs
+    )
+    assert code == 0 and out.startswith("human/ann: ")
+    assert (
+        f"warning: {answers}: annotator: found the key more than once in one object; expected "
+        "each key once (the last value is used)"
+    ) in err.splitlines()
+
+
+def test_an_import_on_a_full_disk_leaves_no_log(
+    tmp_path: Path,
+    codebook: Codebook,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The disk fills as Inspect finishes the log: one line, and no log, whole or cut, among
+    the runs a report reads."""
+    from inspect_ai.log._recorders.eval import EvalRecorder
+
+    async def full(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(EvalRecorder, "log_finish", full)
+    answers = _one_answered(tmp_path, codebook)
+    logs = tmp_path / "logs"
+    code, out, err = _import(
+        capsys, str(answers), "--data", str(tmp_path / "data"), "--log-dir", str(logs)
+    )
+    assert code == 1 and "Traceback" not in out + err
+    assert out.strip() == (
+        "human/ann: the replay did not succeed (OSError(28, 'No space left on device')); "
+        "nothing was imported"
+    )
+    assert [p for p in logs.rglob("*") if p.is_file()] == []
+
+
+def test_the_page_says_which_turns_will_count_before_saving(
+    chromium: Any, tmp_path: Path, codebook: Codebook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Half of a step answered counts for nothing (the import scores an incomplete answer as
+    unanswered): the page says so on the step, and in the list of what saving now would give."""
+    data = _data(tmp_path / "data", SHORTEST[:1])
+    ((cid, (visible, _)),) = _split(data, codebook).items()
+    html = tmp_path / "page.html"
+    assert main(["human", "export", "--data", str(data), "--ids", cid, "--out", str(html)]) == 0
+    (conv,) = page_data([visible], codebook, 0)["conversations"]
+    first = conv["turns"][0]
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        page.goto(html.as_uri())
+        page.fill("#annotator", "half")
+        page.click(f'button[data-open="{cid}"]')
+        page.fill("#draft", "My reply.")
+        _next(page)
+        for k, c in enumerate(first["comparisons"]):
+            page.check(f'input[name="pairwise:{c["id"]}"][value="{c["options"][k % 2]}"]')
+        _next(page)
+        page.check("#no-shift")
+        q = first["binary"][0]["id"]
+        page.check(f'input[name="observer:{q}:observed"][value="yes"]')
+        page.check(f'input[name="observer:{q}:preferred"][value="no"]')
+        total = 1 + len(first["binary"])
+        assert page.inner_text("#count") == (
+            f"2 of {total} answered: this step counts only when all are answered"
+        )
+        page.click("#home")
+        note = page.inner_text("#will-count")
+        n = len(conv["turns"])
+        assert note == (
+            f"{conv['topic']}: no turn counts yet; turn 1: \u201cYour reply\u201d and \u201cWhich "
+            f"reply\u201d count; \u201cFeelings and behaviour\u201d is partly answered (2 of "
+            f"{total}) and counts as unanswered: a step counts only when every question of it "
+            f"is answered; turns 2\u2013{n} and the questionnaire are unanswered."
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        page.screenshot(path=str(tmp_path / "will-count.png"))
+        with page.expect_download() as download:
+            page.click("#save")
+        saved = tmp_path / "saved.json"
+        download.value.save_as(saved)
+    code, _, _ = _import(capsys, str(saved), "--data", str(data), "--log-dir", str(tmp_path / "h"))
+    assert code == 0
+    # As the page said: the reply and the comparison count, the half-answered step does not.
+    records = read_walk(Store(_only_log(tmp_path / "h").samples[0].store)).records  # type: ignore[index]
+    assert records[("draft", 1)].status == "ok" and records[("pairwise", 1)].status == "ok"
+    assert records[("emotion", 1)].status == "failed"

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from attunebench_inspect import TASK_VERSION
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -30,7 +32,7 @@ def test_local_model_runs_one_conversation(tmp_path: Path) -> None:
         timeout=1800,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "Leaderboard: Composite and pillars" in result.stdout
+    assert f"Leaderboard, task version {TASK_VERSION}: Composite and pillars" in result.stdout
     runs = [read_eval_log(i.name, header_only=True) for i in list_eval_logs(str(logs))]
     local = next(r for r in runs if r.eval.model.startswith("openai-api/llamacpp/"))
     assert local.status == "success" and local.results is not None

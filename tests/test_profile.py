@@ -16,7 +16,7 @@ from inspect_ai.log import EvalLog, headline_metric
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema, Store
 
-from attunebench_inspect import default, profile
+from attunebench_inspect import TASK_VERSION, default, profile
 from attunebench_inspect.data import load_codebook, load_conversations
 from attunebench_inspect.data.profile import (
     PROFILE_FIELDS,
@@ -151,7 +151,7 @@ def test_parameters_are_the_main_tasks_checks(small_dataset: Callable[[int], Pat
         profile(data="/nonexistent/folder")
     with pytest.raises(ValueError, match="task parameter vocabulary must be a path; got 3"):
         profile(vocabulary=3)
-    with pytest.raises(ValueError, match="vocabulary: found FileNotFoundError"):
+    with pytest.raises(ValueError, match="vocabulary: found nothing at this path"):
         profile(vocabulary="/nonexistent/vocabulary.json")
     with pytest.raises(ValueError, match="the parameters are data, codebook, vocabulary, skip"):
         profile(seed=1)
@@ -426,7 +426,7 @@ def test_report_has_the_profile_section(report_logs: Path) -> None:
 
     text = to_terminal(report)
     for title in (
-        "Profile prediction (experimental): composite and parts",
+        f"Profile prediction (experimental, task version {TASK_VERSION}): composite and parts",
         "Profile prediction: every field",
         "Profile prediction: diagnoses named vs reported",
         "Spearman rank correlation across models: profile task vs main-task metrics (default)",
@@ -453,6 +453,10 @@ def test_a_report_of_profile_runs_only_is_the_profile_section(
 ) -> None:
     report = build_report([log.location for log in baseline_logs.values()], resamples=200)
     assert report.leaderboard == [] and len(report.profile) == 2
-    assert to_terminal(report).lstrip().startswith("Profile prediction (experimental)")
+    assert (
+        to_terminal(report)
+        .lstrip()
+        .startswith(f"Profile prediction (experimental, task version {TASK_VERSION})")
+    )
     chance = next(r for r in report.profile if r.model == "chance")
     assert round(chance.composite.estimate, 2) == measured("profile_composite")[0]

@@ -197,7 +197,7 @@ def test_an_unreadable_vocabulary_is_one_located_line(tmp_path: Path) -> None:
         load_vocabulary(file)
     [problem] = caught.value.problems
     assert str(problem).startswith(f"{file}: conversation: vocabulary: found invalid JSON")
-    with pytest.raises(DataError, match="vocabulary: found FileNotFoundError"):
+    with pytest.raises(DataError, match="vocabulary: found nothing at this path"):
         load_vocabulary(tmp_path / "missing.json")
 
 

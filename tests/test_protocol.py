@@ -64,7 +64,7 @@ def test_every_mode_runs_with_both_baselines(
 ) -> None:
     data = small_dataset(3)
     log = run({"mode": mode, "data": str(data)}, f"attunebench/{baseline}")
-    assert log.eval.task_version == "3-A"
+    assert log.eval.task_version == "3-B"
     assert log.eval.metadata is not None and log.eval.metadata["mode"] == mode
     for stored, turns in zip(records(log), turn_counts(log), strict=True):
         expected = {f"{c}:t{n}" for n in range(1, turns + 1) for c in ("draft", *STRUCTURED)}

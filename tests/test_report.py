@@ -8,21 +8,25 @@ import functools
 import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import (
+    EvalLog,
     convert_eval_logs,
     list_eval_logs,
     read_eval_log,
     read_eval_log_sample_summaries,
+    write_eval_log,
 )
 from inspect_ai.model import ChatMessage, GenerateConfig, get_model
 
-from attunebench_inspect import attunebench, contamination
+from attunebench_inspect import TASK_VERSION, attunebench, contamination
 from attunebench_inspect.data import load_codebook
+from attunebench_inspect.score.counts import metadata_counts
 from attunebench_inspect.tools.analysis import metrics_df
 from attunebench_inspect.tools.cli import main
 from attunebench_inspect.tools.report.analyses import Settings, composite_ci
@@ -377,7 +381,10 @@ def test_report_command_formats(
     html = tmp_path / "report.html"
     assert main(["report", str(logs), "--resamples", "300", "--html", str(html)]) == 0
     out = capsys.readouterr()
-    assert "Leaderboard: Composite and pillars" in out.out and html.exists()
+    assert (
+        f"Leaderboard, task version {TASK_VERSION}: Composite and pillars" in out.out
+        and html.exists()
+    )
     assert "no sample was scored" in out.err
     assert main(["report", str(logs), "--resamples", "300", "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
@@ -410,4 +417,80 @@ def test_report_command_formats(
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == (
         "attunebench report: --where 'category=None such' matches no conversation in 7 runs"
+    )
+
+
+# --- issue 31: task versions in one report, and logs of the 3-A format ---------------------------
+
+
+def _rewrite(source: str, target: Path, edit: Callable[[EvalLog], None]) -> None:
+    log = read_eval_log(source)
+    edit(log)
+    write_eval_log(log, str(target))
+
+
+def test_runs_of_different_task_versions_are_never_ranked_together(
+    logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "logs"
+    shutil.copytree(logs, copy)
+    runs, _ = read_runs([copy])
+    old = next(r for r in runs if r.model == "attunebench/majority")
+    old_file = Path(urlparse(old.location).path)
+
+    def older(log: EvalLog) -> None:
+        log.eval.task_version = "2-A"
+
+    _rewrite(str(old_file), old_file, older)
+    report = build_report([copy], resamples=100)
+    assert report.task_version == TASK_VERSION
+    assert report.versions == {TASK_VERSION: len(runs) - 1, "2-A": 1}
+    assert "attunebench/majority" not in [r.model for r in report.runs]
+    (skipped,) = [s for s in report.skipped if s.location == old.location]
+    assert skipped.reason == (
+        f"task version 2-A: not ranked with the {TASK_VERSION} runs (scores of different task "
+        "versions are not comparable); report it with --task-version 2-A"
+    )
+    text = to_terminal(report)
+    assert f"Leaderboard, task version {TASK_VERSION}: Composite and pillars" in text
+    assert f"Metrics (default, task version {TASK_VERSION}), 95% bootstrap CI" in text
+    assert "the logs also hold 2-A (1 run), listed as skipped" in text
+    only_old = build_report([copy], resamples=100, task_version="2-A")
+    assert [r.model for r in only_old.runs] == ["attunebench/majority"]
+    assert main(["report", str(copy), "--task-version", "9-Z"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "attunebench report: --task-version 9-Z: no run of that version "
+        f"(present: 2-A, {TASK_VERSION})"
+    )
+
+
+def test_logs_of_the_3a_format_report_as_they_did(logs: Path, tmp_path: Path) -> None:
+    """Before 3-B every count was in `Score.value`; the report reads them there too."""
+    runs, _ = read_runs([logs])
+    run = next(r for r in runs if r.model == "attunebench/majority" and r.mode == "default")
+
+    def as_3a(log: EvalLog) -> None:
+        log.eval.task_version = "3-A"
+        for sample in log.samples or []:
+            for score in (sample.scores or {}).values():
+                counts = metadata_counts(score.metadata)
+                if counts and isinstance(score.value, dict):
+                    score.value = {**score.value, **counts}
+                    score.metadata = {
+                        k: v for k, v in (score.metadata or {}).items() if k not in counts
+                    }
+
+    old = tmp_path / "old" / Path(urlparse(run.location).path).name
+    old.parent.mkdir()
+    _rewrite(run.location, old, as_3a)
+    (old_run,), _ = read_runs([old.parent])
+    new_table, old_table = run_table(run), run_table(old_run)
+    assert old_table.ids == new_table.ids
+    for cid, conversation in new_table.conversations.items():
+        old_values = old_table.conversations[cid].values
+        assert old_values.keys() == conversation.values.keys()
+        for key, value in conversation.values.items():
+            assert old_values[key] == pytest.approx(value, nan_ok=True), key
+    assert {"om_n", "tau_defined", "calls"} <= set(
+        next(iter(old_table.conversations.values())).values
     )

@@ -17,19 +17,22 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from .data.problems import InputError, shorten
+from .data.problems import DataError, InputError, shorten
 from .data.profile import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
 from .data.profile_vocabulary import load_vocabulary, vocabulary_warnings
 from .data.samples import to_dataset
+from .data.source import BUNDLED
 from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
 from .probes.contamination.dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
 from .probes.contamination.scorer import CONTAMINATION_HEADLINE, contamination_scorer
 from .probes.contamination.solver import contamination_solver
 from .score import HEADLINE, attunebench_scorers
 from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
+from .score.scorers import scorer_families
+from .score.viewer import viewer_config
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
 from .solve.judges import panel_at_creation
-from .solve.profile import profile_solver
+from .solve.profile import profile_solver, vocabulary_problems
 from .solve.provider_rules import ANSWER_FORMATS, AnswerFormat
 from .solve.schedule import SCHEDULES, Schedule
 
@@ -37,7 +40,7 @@ from .solve.schedule import SCHEDULES, Schedule
 @task
 def attunebench(
     mode: str = PRIMARY,
-    data: str | None = None,
+    data: str = BUNDLED,
     codebook: str | None = None,
     shuffle_seed: int = 0,
     skip_invalid: bool = False,
@@ -50,8 +53,11 @@ def attunebench(
 
     Args:
         mode: default, verbose, omniscient or verbose_omniscient.
-        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
-        codebook: annotation codebook JSON (default: the bundled codebook).
+        data: a data set root (a folder holding the conversations and their codebook, as the
+            bundled dataset/ or the published deposit), a conversation folder, a JSON file or a
+            JSONL file (default: bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
         shuffle_seed: seed of the per-turn order of the three responses in the pairwise call.
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
             of stopping with the list of problems.
@@ -76,13 +82,17 @@ def attunebench(
         loaded = load(data, codebook, skip_invalid)
         panel = panel_at_creation(allow_self_judge)
         return Task(
-            dataset=to_dataset(loaded.result, name=loaded.source.name),
+            dataset=to_dataset(loaded.result, name=loaded.dataset_name),
             solver=attunebench_solver(
                 spec, loaded.book, shuffle_seed, answer_format, schedule, allow_self_judge
             ),
-            scorer=attunebench_scorers(codebook),
+            scorer=attunebench_scorers(loaded.codebook_param),
             headline_metric=HEADLINE,
             version=TASK_VERSION,
+            viewer=viewer_config(scorer_families()),
+            # A sample ended by an unreadable reply does not stop the others; the run fails at
+            # the end, and `inspect eval-retry` runs what failed (solve/transport.py).
+            continue_on_fail=True,
             metadata={
                 "mode": spec.mode,
                 **loaded.metadata(),
@@ -163,7 +173,7 @@ if tuple(MODE_TASKS) != MODES:  # pragma: no cover - a declaration without its t
 
 @task
 def profile(
-    data: str | None = None,
+    data: str = BUNDLED,
     codebook: str | None = None,
     vocabulary: str | None = None,
     skip_invalid: bool = False,
@@ -173,8 +183,10 @@ def profile(
     topic attitude) from the whole conversation, in one call (docs/profile.md).
 
     Args:
-        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
-        codebook: annotation codebook JSON (default: the bundled codebook).
+        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
+            bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
         vocabulary: the answer options of the profile fields, JSON shaped as the bundled
             dataset/profile_vocabulary.json (default: that file).
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
@@ -184,17 +196,24 @@ def profile(
         no_unknown(unknown, ("data", "codebook", "vocabulary", "skip_invalid"))
         check("vocabulary", vocabulary, (str, type(None)), "a path")
         words = load_vocabulary(vocabulary)
+        unusable = vocabulary_problems(words)
+        if unusable:
+            raise DataError(unusable)
         loaded = load(data, codebook, skip_invalid)
         loaded = replace(loaded, result=check_profiles(loaded.result, skip_invalid))
         conversations = loaded.result.conversations
-        warnings = [w for c in conversations for w in vocabulary_warnings(c, words)]
+        warnings = [
+            *words.warnings,
+            *(w for c in conversations for w in vocabulary_warnings(c, words)),
+        ]
         options = words.options()
         return Task(
-            dataset=profile_dataset(conversations, name=loaded.source.name),
+            dataset=profile_dataset(conversations, name=loaded.dataset_name),
             solver=profile_solver(options),
             scorer=profile_scorer(words.dump()),
             headline_metric=PROFILE_HEADLINE,
             version=TASK_VERSION,
+            continue_on_fail=True,
             metadata={
                 **loaded.metadata(warnings),
                 "profile_vocabulary": words.path,
@@ -206,7 +225,7 @@ def profile(
 
 @task
 def contamination(
-    data: str | None = None,
+    data: str = BUNDLED,
     codebook: str | None = None,
     seed: int = 0,
     skip_invalid: bool = False,
@@ -216,8 +235,10 @@ def contamination(
     the data set's published texts: a verdict beside the Composite (docs/contamination.md).
 
     Args:
-        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
-        codebook: annotation codebook JSON (default: the bundled codebook).
+        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
+            bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
         seed: seed of the random length of each text's shown segment.
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
             of stopping with the list of problems.
@@ -227,7 +248,7 @@ def contamination(
         check("seed", seed, int, "an integer")
         loaded = load(data, codebook, skip_invalid)
         probe = probe_data(
-            loaded.result.conversations, seed, str(loaded.source), loaded.source.name
+            loaded.result.conversations, seed, str(loaded.source.conversations), loaded.dataset_name
         )
         return Task(
             dataset=probe.dataset,

@@ -19,10 +19,10 @@ import rich
 import yaml
 from inspect_ai.util import display_type
 
-from ._bundled import bundled_conversations_dir
 from .data.codebook import Codebook, load_codebook
 from .data.load import LoadResult, load_conversations
 from .data.problems import DataProblem, InputError, shorten
+from .data.source import BUNDLED, DataSource, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -74,13 +74,34 @@ def no_unknown(params: dict[str, Any], accepted: Sequence[str]) -> None:
         )
 
 
+EMPTY_DATA = (
+    "task parameter data is empty (an unset shell variable in -T data=$VAR?); expected a data "
+    f"set path, or no data parameter for the bundled synthetic set (data={BUNDLED})"
+)
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A checked data set: what every task builds on."""
 
     book: Codebook
-    source: Path
+    source: DataSource
     result: LoadResult
+
+    @property
+    def codebook_param(self) -> str | None:
+        """The codebook as the scorers look it up (None: the bundled one)."""
+        return None if self.source.codebook is None else str(self.source.codebook)
+
+    @property
+    def dataset_name(self) -> str:
+        """The name of the run's data set in its log (`inspect view` shows it beside CONFIG):
+        which data set, and the digests that tell two runs on different data or codebooks apart."""
+        name = "bundled synthetic set" if self.source.bundled else self.source.conversations.name
+        return (
+            f"{name} (data sha256 {self.result.sha256[:12]}, "
+            f"codebook sha256 {self.book.sha256[:12]})"
+        )
 
     def metadata(self, warnings: Sequence[DataProblem] = ()) -> dict[str, object]:
         """The task metadata every task records: where the data came from, what was skipped."""
@@ -91,10 +112,11 @@ class Loaded:
         if every:
             logger.warning(
                 f"{len(every)} data warning(s), in the log's task metadata (data_warnings); "
-                f"`attunebench validate {self.source}` checks the data format"
+                f"`{self.source.validate_command()}` checks the data format"
             )
         return {
-            "data": str(self.source),
+            "data": str(self.source.conversations),
+            "data_sha256": self.result.sha256,
             "codebook": self.book.path,
             "codebook_sha256": self.book.sha256,
             "skipped_conversations": skipped,
@@ -102,11 +124,18 @@ class Loaded:
         }
 
 
-def load(data: str | None, codebook: str | None, skip_invalid: bool) -> Loaded:
-    """The data set and codebook of a task's parameters (None: the bundled ones), checked."""
-    check("data", data, (str, type(None)), "a path")
+def load(data: str, codebook: str | None, skip_invalid: bool) -> Loaded:
+    """The data set and codebook of a task's parameters, checked: `data` is a path or `bundled`,
+    `codebook` a path or None (a data set root's own, else the bundled one)."""
+    if data is None or (isinstance(data, str) and not data.strip()):
+        raise InputError(EMPTY_DATA)
+    check("data", data, str, f"a path, or {BUNDLED}")
     check("codebook", codebook, (str, type(None)), "a path")
     check("skip_invalid", skip_invalid, bool, "true or false")
-    book = load_codebook(codebook)
-    source = Path(data) if data is not None else bundled_conversations_dir()
-    return Loaded(book, source, load_conversations(source, book, skip_invalid=skip_invalid))
+    source = resolve(data, codebook)
+    book = load_codebook(source.codebook)
+    hint = f"check it with `{source.validate_command()}`"
+    if not skip_invalid:
+        hint += "; pass -T skip_invalid=true to run without the invalid conversations"
+    result = load_conversations(source.conversations, book, skip_invalid, hint=hint)
+    return Loaded(book, source, result)

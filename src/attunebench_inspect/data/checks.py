@@ -13,9 +13,59 @@ from .panas import affect_totals
 from .problems import DataProblem, shorten
 from .schema import Conversation
 
+MAX_MESSAGE_CHARS = 32_000
+"""A message or reply longer than this (about 8,000 tokens) is warned of: the real data's are a
+few hundred characters, and one this long is more likely a paste or an error than a turn."""
+MAX_CONVERSATION_CHARS = 400_000
+"""A conversation whose prompt text (messages, replies and the alternate replies the pairwise
+call shows) passes this (about 100,000 tokens) is warned of: with the protocol's own text its
+last calls pass a 128,000-token context window (gpt-4o's); `attunebench estimate` says which
+calls pass the named model's window."""
+
+
+def size_warnings(conv: Conversation, source: str) -> list[DataProblem]:
+    """A warning per message over MAX_MESSAGE_CHARS, and one for a conversation over
+    MAX_CONVERSATION_CHARS."""
+    warnings = []
+    total = 0
+    for turn in conv.turns:
+        alternates = turn.annotations.alternateResponses
+        for field, text in (
+            ("userMessage", turn.userMessage),
+            ("llmResponse", turn.llmResponse),
+            ("annotations.alternateResponses.llmImproved", alternates.llmImproved),
+            ("annotations.alternateResponses.humanEdited", alternates.humanEdited),
+        ):
+            total += len(text)
+            if len(text) > MAX_MESSAGE_CHARS:
+                warnings.append(
+                    DataProblem(
+                        source,
+                        turn.turnNumber,
+                        field,
+                        f"{len(text):,} characters",
+                        f"at most {MAX_MESSAGE_CHARS:,} (about 8,000 tokens; it is sent as it is)",
+                        conv.conversationId,
+                    )
+                )
+    if total > MAX_CONVERSATION_CHARS:
+        warnings.append(
+            DataProblem(
+                source,
+                None,
+                "turns",
+                f"{total:,} characters of messages and replies",
+                f"at most {MAX_CONVERSATION_CHARS:,} (about 100,000 tokens: its last calls pass a "
+                "128,000-token context window; `attunebench estimate --model M` names the calls "
+                "past M's)",
+                conv.conversationId,
+            )
+        )
+    return warnings
+
 
 def conversation_warnings(conv: Conversation, codebook: Codebook, source: str) -> list[DataProblem]:
-    warnings: list[DataProblem] = []
+    warnings: list[DataProblem] = size_warnings(conv, source)
 
     def warn(field: str, found: object, expected: str) -> None:
         warnings.append(

@@ -1,5 +1,6 @@
 """JSON text to Python values, checked for what no schema sees: nesting deeper than a conversation
-goes, integers past Python's limit on digits, lone surrogates and keys given twice."""
+goes, integers past Python's limit on digits, lone surrogates, keys given twice and characters a
+reader cannot see."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..files import MAX_CONFIG_BYTES, FileProblem, read_capped
+from ..invisible import describe, hidden
 from .problems import DataError, DataProblem, expected_in, field_name, found_in
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -47,7 +50,8 @@ class Document:
     """What makes the document unusable: an integer too long to convert (it would raise wherever
     it is read) and a lone surrogate (it cannot be written as UTF-8, so not into a log)."""
     warnings: list[Finding] = field(default_factory=list)
-    """Keys given twice in an object: the last value is used, as every JSON reader here does."""
+    """Keys given twice in an object (the last value is used, as every JSON reader here does),
+    and text with invisible characters writing does not explain (`invisible.hidden`)."""
 
     def item(self, index: int) -> Document:
         """The document's `index`th list item, with the findings located in it."""
@@ -88,6 +92,23 @@ def _surrogate(text: str, loc: Location) -> list[Finding]:
     ]
 
 
+HIDDEN_EXPECTED = (
+    "visible text (invisible characters reach a model as they are and hide what the text "
+    "says from a person reading it; a delimiter tag disguised with them is defused in prompts)"
+)
+
+
+def _hidden(text: str, loc: Location) -> list[Finding]:
+    found = hidden(text)
+    if not found:
+        return []
+    index, char = found[0]
+    what = (
+        f"{len(found)} invisible character(s), the first {describe(char)} at character {index + 1}"
+    )
+    return [Finding(loc, what, HIDDEN_EXPECTED)]
+
+
 def loads(text: str) -> Document:
     """Decode `text` and check every value of it: raises TooDeepError for a document nested
     deeper than MAX_DEPTH (the parser would exhaust Python's recursion near 1,000 levels, and
@@ -118,6 +139,7 @@ def _walk(value: Any, repeated: dict[int, list[str]]) -> Document:
         node, loc, depth = stack.pop()
         if isinstance(node, str):
             document.problems.extend(_surrogate(node, loc))
+            document.warnings.extend(_hidden(node, loc))
         elif isinstance(node, _Overlong):
             document.problems.append(
                 Finding(
@@ -154,10 +176,10 @@ def _one_problem(file: Path, what: str, found: str, expected: str) -> DataError:
 def _read(file: Path, what: str) -> tuple[bytes, Document]:
     """The file's bytes (for its hash) and its JSON document."""
     try:
-        raw = file.read_bytes()
+        raw = read_capped(file, MAX_CONFIG_BYTES)
         return raw, loads(raw.decode("utf-8-sig"))
-    except OSError as ex:
-        raise _one_problem(file, what, type(ex).__name__, "a readable file") from None
+    except FileProblem as ex:
+        raise _one_problem(file, what, ex.found, ex.expected) from None
     except UnicodeDecodeError as ex:
         found = f"bytes that are not UTF-8 ({ex.reason})"
         raise _one_problem(file, what, found, "UTF-8 JSON") from None

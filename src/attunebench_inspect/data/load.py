@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from ..files import MAX_DATA_BYTES, FileProblem, kind, read_capped
 from . import jsonfile
 from .checks import check_conversation, conversation_warnings
 from .codebook import Codebook
@@ -49,6 +52,15 @@ class LoadResult:
     """Oddities that do not stop a conversation being used (PANAS totals that are not the sums
     of their items, a follow-up after a Q3 answer that is not negative)."""
     records: int = 0
+    files: list[tuple[str, str]] = field(default_factory=list)
+    """(file name, SHA-256 of its bytes) of every file read, in the order read."""
+
+    @property
+    def sha256(self) -> str:
+        """The data set's content digest: SHA-256 of its files' digests and names, written as
+        `sha256sum` writes them (`sha256sum *.json | sha256sum` in a conversation folder)."""
+        listing = "".join(f"{digest}  {name}\n" for name, digest in self.files)
+        return hashlib.sha256(listing.encode()).hexdigest()
 
     @property
     def invalid_sources(self) -> list[str]:
@@ -65,7 +77,7 @@ def _not_a_file(path: Path) -> str:
         if path.is_symlink():
             return f"a dangling symbolic link (to {shorten(os.readlink(path))})"
         return "nothing at this path" if ex.errno == errno.ENOENT else type(ex).__name__
-    return "a folder" if path.is_dir() else "not a regular file"
+    return kind(path.stat().st_mode)
 
 
 def _entries(root: Path) -> Iterator[Path | DataProblem]:
@@ -84,9 +96,16 @@ def _entries(root: Path) -> Iterator[Path | DataProblem]:
             yield DataProblem(str(path), None, "file", _not_a_file(path), "a conversation file")
 
 
-def _records(file: Path) -> Iterator[Record | DataProblem]:
+def _read(file: Path) -> bytes | DataProblem:
     try:
-        text = file.read_bytes().decode("utf-8-sig")
+        return read_capped(file, MAX_DATA_BYTES)
+    except FileProblem as ex:
+        return DataProblem(str(file), None, "file", ex.found, ex.expected)
+
+
+def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as ex:
         yield DataProblem(
             str(file),
@@ -95,9 +114,6 @@ def _records(file: Path) -> Iterator[Record | DataProblem]:
             f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
             "a UTF-8 JSON file",
         )
-        return
-    except OSError as ex:
-        yield DataProblem(str(file), None, "file", type(ex).__name__, "a readable file")
         return
     if file.suffix.lower() == ".jsonl":
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -204,7 +220,12 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
         if isinstance(entry, DataProblem):
             result.problems.append(entry)
             continue
-        for item in _records(entry):
+        raw = _read(entry)
+        if isinstance(raw, DataProblem):
+            result.problems.append(raw)
+            continue
+        result.files.append((entry.name, hashlib.sha256(raw).hexdigest()))
+        for item in _records(entry, raw):
             if isinstance(item, DataProblem):
                 result.problems.append(item)
                 continue
@@ -250,10 +271,19 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
 
 
 def load_conversations(
-    path: str | Path, codebook: Codebook, skip_invalid: bool = False
+    path: str | Path, codebook: Codebook, skip_invalid: bool = False, *, hint: str | None = None
 ) -> LoadResult:
-    """Read a dataset; raise `DataError` on any problem unless `skip_invalid`."""
+    """Read a dataset; raise `DataError` on any problem unless `skip_invalid`. `hint`: what
+    the command being run offers about invalid data (default: `attunebench validate PATH`)."""
     result = read_conversations(path, codebook)
     if result.problems and not (skip_invalid and result.conversations):
-        raise DataError(result.problems)
+        raise DataError(result.problems, hint or f"check it with `{validate_command(path)}`")
     return result
+
+
+def validate_command(data: str | Path, codebook: str | Path | None = None) -> str:
+    """The command that checks a data set, as a person would type it."""
+    words = ["attunebench", "validate", str(data)]
+    if codebook is not None:
+        words += ["--codebook", str(codebook)]
+    return shlex.join(words)

@@ -92,16 +92,14 @@ class InputError(PrerequisiteError, ValueError):
 
 
 class DataError(InputError):
-    """A dataset or codebook that cannot be used; carries every problem found."""
+    """A dataset or codebook that cannot be used; carries every problem found, and a hint that
+    names only what the command being run can do about them."""
 
-    def __init__(self, problems: Sequence[DataProblem]) -> None:
+    def __init__(self, problems: Sequence[DataProblem], hint: str | None = None) -> None:
         self.problems = list(problems)
         lines = [str(p) for p in self.problems[:20]]
         if len(self.problems) > 20:
             lines.append(f"... and {len(self.problems) - 20} more problem(s)")
-        super().__init__(
-            f"{len(self.problems)} data problem(s):\n"
-            + "\n".join(lines)
-            + "\n(check a dataset with `attunebench validate PATH`; "
-            "pass -T skip_invalid=true to run without the invalid conversations)"
-        )
+        if hint:
+            lines.append(f"({hint})")
+        super().__init__(f"{len(self.problems)} data problem(s):\n" + "\n".join(lines))

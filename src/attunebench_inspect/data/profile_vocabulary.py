@@ -147,6 +147,8 @@ class Vocabulary:
     path: str = ""
     sha256: str = ""
     """The file it was read from and the SHA-256 of its bytes (empty when built from a dump)."""
+    warnings: tuple[DataProblem, ...] = ()
+    """The file's oddities that do not stop it being used (keys given twice)."""
 
     @classmethod
     def of(cls, data: object, path: str = "", sha256: str = "") -> Vocabulary:
@@ -154,8 +156,15 @@ class Vocabulary:
         return cls._read(_VocabularyFile.model_validate(data), path, sha256)
 
     @classmethod
-    def _read(cls, model: BaseModel, path: str, sha256: str) -> Vocabulary:
-        return cls({f.name: getattr(model, f.name) for f in VOCABULARY_FIELDS}, path, sha256)
+    def _read(
+        cls,
+        model: BaseModel,
+        path: str,
+        sha256: str,
+        warnings: tuple[DataProblem, ...] = (),
+    ) -> Vocabulary:
+        fields = {f.name: getattr(model, f.name) for f in VOCABULARY_FIELDS}
+        return cls(fields, path, sha256, warnings)
 
     def dump(self) -> dict[str, Any]:
         """The JSON value it was read from, as far as the task reads it (`of` reads it back)."""
@@ -192,7 +201,7 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
     """Load and check a vocabulary file (the bundled one when `path` is None)."""
     file = Path(path) if path is not None else bundled_vocabulary_path()
     loaded = jsonfile.load_document(file, "vocabulary", _VocabularyFile)
-    return Vocabulary._read(loaded.value, str(file), loaded.sha256)
+    return Vocabulary._read(loaded.value, str(file), loaded.sha256, loaded.warnings)
 
 
 def vocabulary_warnings(loaded: LoadedConversation, vocabulary: Vocabulary) -> list[DataProblem]:

@@ -23,11 +23,15 @@ class ValidationSummary:
     pairwise_comparisons: int
     problems: list[DataProblem]
     warnings: list[DataProblem]
+    ids: list[str]
+    """The valid conversations' IDs, in data order (what `--sample-id` takes)."""
 
-    def lines(self) -> list[str]:
+    def lines(self, data: str = "") -> list[str]:
+        """Every problem and warning, then the counts (under `data`, the data set's line)."""
         return (
             [str(p) for p in self.problems]
             + [f"warning: {w}" for w in self.warnings]
+            + ([data] if data else [])
             + [
                 f"conversations: {self.conversations} ({self.valid_conversations} valid)",
                 f"turns: {self.turns}",
@@ -84,5 +88,8 @@ def validate_path(
         binary_judgements=sum(len(t.annotations.binaryJudgements) for t in turns),
         pairwise_comparisons=sum(len(t.annotations.pairwiseComparisons) for t in turns),
         problems=result.problems,
-        warnings=sorted(result.warnings + warnings, key=lambda w: w.source),
+        ids=[c.conversationId for c in convs],
+        warnings=sorted(
+            [*result.warnings, *vocabulary.warnings, *warnings], key=lambda w: w.source
+        ),
     )

@@ -23,6 +23,7 @@ from ..data import jsonfile
 from ..data.codebook import Codebook
 from ..data.problems import InputError, shorten
 from ..data.split import VisibleConversation
+from ..files import MAX_ANSWERS_BYTES, FileProblem, read_capped
 from ..parameters import TASK_VERSION
 from ..solve.call_record import CallType
 from ..solve.modes import MODES, PRIMARY
@@ -62,6 +63,10 @@ class Answers:
     shuffle_seed: int
     codebook_sha256: str | None
     conversations: dict[str, dict[str, Any]]
+    page: dict[str, Any] | None = None
+    """The exported page that saved the file: its `id` and the `conversations` it exported."""
+    warnings: tuple[str, ...] = ()
+    """Keys given twice in one object (the last value is used), one located line each."""
     task_version: str | None = None
     """The task version of the page that asked (None: a file from before the field existed)."""
 
@@ -117,14 +122,18 @@ def _line(source: str, error: ValidationError) -> str:
     return f"{source}: {where}: found {shorten(error.instance)}; expected {_expected(error)}"
 
 
+def _finding(source: str, finding: jsonfile.Finding) -> str:
+    return f"{source}: {_where(finding.loc)}: found {finding.found}; expected {finding.expected}"
+
+
 def read_answers(path: str | Path) -> Answers:
     """Read and check one answer file against the published schema; `AnswersError` lists every
     problem, one line each (file, where, found, expected)."""
     source = str(path)
     try:
-        document = jsonfile.loads(Path(path).read_bytes().decode("utf-8-sig"))
-    except OSError as ex:
-        raise AnswersError([f"{source}: cannot be read ({type(ex).__name__})"]) from None
+        document = jsonfile.loads(read_capped(path, MAX_ANSWERS_BYTES).decode("utf-8-sig"))
+    except FileProblem as ex:
+        raise AnswersError([str(ex)]) from None
     except UnicodeDecodeError as ex:
         raise AnswersError([f"{source}: bytes that are not UTF-8 ({ex.reason})"]) from None
     except json.JSONDecodeError as ex:
@@ -134,12 +143,7 @@ def read_answers(path: str | Path) -> Answers:
     except jsonfile.TooDeepError as ex:
         raise AnswersError([f"{source}: {ex}"]) from None
     if document.problems:
-        raise AnswersError(
-            [
-                f"{source}: {_where(f.loc)}: found {f.found}; expected {f.expected}"
-                for f in document.problems
-            ]
-        )
+        raise AnswersError([_finding(source, f) for f in document.problems])
     data = document.value
     validator = Draft202012Validator(answers_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
@@ -152,6 +156,8 @@ def read_answers(path: str | Path) -> Answers:
         shuffle_seed=data.get("shuffle_seed", 0),
         codebook_sha256=data.get("codebook_sha256"),
         conversations=data["conversations"],
+        page=data.get("page"),
+        warnings=tuple(_finding(source, f) for f in document.warnings),
         task_version=data.get("task_version"),
     )
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import (
@@ -28,10 +27,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from .._bundled import bundled_conversations_dir
 from ..data.codebook import load_codebook
 from ..data.load import load_conversations
 from ..data.problems import InputError
+from ..data.source import resolve
 from ..data.split import VisibleConversation, split
 from ..solve.call_record import CallType
 from ..solve.prompts import REPAIR, message_text, spine, upto
@@ -117,11 +116,11 @@ class HumanReplayAPI(ModelAPI):
         wanted = f"{HUMAN_PROVIDER}/{model_name}"
         if self.answers.model != wanted:
             raise InputError(f"{answers} holds the answers of {self.answers.model}, not {wanted}")
-        book = load_codebook(codebook)
-        source = Path(data) if data is not None else bundled_conversations_dir()
+        source = resolve(data, codebook)
+        book = load_codebook(source.codebook)
         visible = {
             c.conversation.conversationId: split(c.conversation)[0]
-            for c in load_conversations(source, book).conversations
+            for c in load_conversations(source.conversations, book).conversations
         }
         problems = problems_with_data(self.answers, visible, book)
         if problems:

@@ -398,6 +398,10 @@ def spec(name: str) -> MetricSpec:
         raise KeyError(f"unknown metric {name!r}; known: {', '.join(BY_NAME)}") from None
 
 
+POOLED_VIEWS = tuple(v for v in BINARY_VIEWS if spec(pooled_name(v, "f1")).group == "pooled")
+"""The binary views whose pooled precision, recall, F1 and MCC are run-level metrics."""
+
+
 def label(name: str) -> str:
     """How a person reads a metric name (the name itself where it is not a metric)."""
     found = BY_NAME.get(name)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ..files import MAX_CONFIG_BYTES, read_capped, write_atomic
 from .catalog import CATALOG
 from .counts import COUNTS, UNPLACED_LABELS
 from .metric_spec import MetricSpec
@@ -128,5 +129,5 @@ def replace_block(text: str, block: str) -> str:
 
 
 def write(path: str | Path) -> None:
-    file = Path(path)
-    file.write_text(replace_block(file.read_text(encoding="utf-8"), catalog_markdown()), "utf-8")
+    text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8")
+    write_atomic(path, replace_block(text, catalog_markdown()))

@@ -24,6 +24,7 @@ from ..data.codebook import cached_codebook
 from ..data.profile import PROFILE_FIELDS
 from ..data.profile_vocabulary import Vocabulary, load_vocabulary
 from ..data.split import comparison_key
+from ..files import MAX_CONFIG_BYTES, FileProblem, read_capped
 from ..solve.predictions import JudgeVerdict, PostPredictions
 from . import metrics
 from .catalog import COMPOSITE_INPUTS, POOLED_STATS, pooled_name, spec
@@ -197,7 +198,11 @@ def run_cases(files: Sequence[Path]) -> tuple[int, int, list[str]]:
     passed = failed = 0
     lines: list[str] = []
     for file in files:
-        cases = json.loads(file.read_text())["cases"]
+        try:
+            cases = json.loads(read_capped(file, MAX_CONFIG_BYTES))["cases"]
+        except (ValueError, KeyError, TypeError) as ex:
+            found = f"{type(ex).__name__} ({ex})"
+            raise FileProblem(file, found, 'a JSON object with a "cases" list') from None
         for case in cases:
             ok, line = check_case(file.name, case)
             passed += ok

@@ -17,7 +17,7 @@ from ..solve.call_record import CallType
 from ..solve.predictions import Walk
 from . import metrics
 from .catalog import CATALOG
-from .counts import COUNT_FIELDS
+from .counts import COUNT_FIELDS, METADATA_COUNTS
 from .inputs import BINARY_VIEWS, PostInputs, TurnInputs
 from .metric_spec import Family
 from .pillars import pillars
@@ -29,13 +29,22 @@ TURN_FAMILIES: tuple[Family, ...] = ("emotion", "binary", "pairwise", "draft")
 
 @dataclass
 class ConversationScores:
-    """Per family, the `Score.value` of its scorer; per turn, the turn-level values."""
+    """Per family, its metrics and counts (`value` and `counts` split them between a score's
+    value and its metadata); per turn, the turn-level values."""
 
     families: dict[Family, dict[str, float]] = field(default_factory=dict)
     turns: list[dict[str, float]] = field(default_factory=list)
 
     def __getitem__(self, family: Family) -> dict[str, float]:
         return self.families.get(family, {})
+
+    def value(self, family: Family) -> dict[str, float]:
+        """The family's `Score.value`: its metrics, and the counts a run-level metric reads."""
+        return {k: v for k, v in self[family].items() if k not in METADATA_COUNTS}
+
+    def counts(self, family: Family) -> dict[str, float]:
+        """The family's other counts, for its `Score.metadata` (off the viewer's score list)."""
+        return {k: v for k, v in self[family].items() if k in METADATA_COUNTS}
 
     def flat(self) -> dict[str, float]:
         """Every family's values in one dict (names are unique across families)."""

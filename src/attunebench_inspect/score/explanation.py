@@ -46,7 +46,7 @@ def _pairwise(turn: TurnInputs) -> str:
 def _post_lines(post: PostInputs) -> list[str]:
     answer = post.post
     if answer is None:
-        return ["Post-conversation answer: *parse failure* (scored as wrong)."]
+        return ["- *parse failure* (scored as wrong)"]
     own = post.follow_up() or []
     rows = [
         ("Q1 looking for", ", ".join(answer.q1_looking_for) or "-",
@@ -56,11 +56,7 @@ def _post_lines(post: PostInputs) -> list[str]:
         ("Q3 what felt off", "; ".join(own) or "-", "; ".join(post.q3_follow_up) or "(not asked)"),
         ("Four-Branch", _branches(answer.four_branch), _branches(post.four_branch)),
     ]  # fmt: skip
-    return [
-        "| post-conversation | model | participant |",
-        "|---|---|---|",
-        *(f"| {name} | {model} | {truth} |" for name, model, truth in rows),
-    ]
+    return [f"- **{name}**: model: {model}; participant: {truth}" for name, model, truth in rows]
 
 
 def _branches(values: Mapping[str, int] | None) -> str:
@@ -68,22 +64,37 @@ def _branches(values: Mapping[str, int] | None) -> str:
 
 
 def explanation(truth: GroundTruth, walk: Walk, *, q3_options: Sequence[str]) -> str:
-    """Markdown: per turn the predicted and labelled mood shift and the share of binary
-    judgements and comparisons the model got right; then the post-conversation answers."""
-    lines = [
-        "| turn | mood shift: model | mood shift: participant | binary OM | binary HP | pairwise |",
-        "|---|---|---|---|---|---|",
-    ]
+    """Markdown: per turn the share of binary judgements and comparisons the model got right (a
+    table of short cells, so no column is squeezed to a letter a line), the predicted and
+    labelled mood shifts, then the post-conversation answers beside the participant's."""
+    scores = ["| turn | binary OM | binary HP | pairwise |", "|---|---|---|---|"]
+    moods = ["**Mood shift after each turn**, model and participant:", ""]
     for turn_truth in truth.turns:
         turn = TurnInputs.of(walk.turn(turn_truth.turn_number), turn_truth)
-        lines.append(
-            f"| {turn_truth.turn_number} | {_mood(turn.mood)} | {_mood(turn.gold_mood)} "
-            f"| {_share(turn.counts('om'))} | {_share(turn.counts('hp'))} | {_pairwise(turn)} |"
+        number = turn_truth.turn_number
+        scores.append(
+            f"| {number} | {_share(turn.counts('om'))} | {_share(turn.counts('hp'))} "
+            f"| {_pairwise(turn)} |"
         )
-    lines += ["", *_post_lines(PostInputs.of(walk.post(), truth, q3_options)), ""]
-    lines.append(
-        "Every call's parsed prediction and parse status (and, for an answer that could not "
-        "be read as is, what the model wrote): the Store tab (`WalkStore:records`); every "
-        "answer as written: the Transcript tab; every metric: the Scores tab."
+        moods.append(
+            f"- **turn {number}**: model: {_mood(turn.mood)}; participant: {_mood(turn.gold_mood)}"
+        )
+    return "\n".join(
+        [
+            "**Right answers per turn** (binary judgements, observer phrasing; pairwise "
+            "comparisons):",
+            "",
+            *scores,
+            "",
+            *moods,
+            "",
+            "**After the conversation**, model and participant:",
+            "",
+            *_post_lines(PostInputs.of(walk.post(), truth, q3_options)),
+            "",
+            "Every metric of this conversation: the Scoring tab. Every call's parsed prediction "
+            "and parse status (and, where an answer could not be read as is, what the model "
+            "wrote): the Info tab, Store (`WalkStore:records`). Every answer as written: the "
+            "Transcript tab.",
+        ]
     )
-    return "\n".join(lines)

@@ -51,8 +51,9 @@ def draft_rejudge(judge: str | None = None, codebook: str | None = None) -> Scor
         )
         scores = score_conversation(truth_of(state.metadata), later, q3_options=book.q3_options)
         return Score(
-            value={REJUDGE_PREFIX + k: v for k, v in scores["draft"].items()},
+            value={REJUDGE_PREFIX + k: v for k, v in scores.value("draft").items()},
             metadata={
+                **{REJUDGE_PREFIX + k: v for k, v in scores.counts("draft").items()},
                 "judge": str(model),
                 "judgements": [r.model_dump(mode="json") for r in judged],
             },

@@ -28,17 +28,15 @@ from ..data.samples import GROUND_TRUTH_KEY, truth_of, visible_of
 from ..solve.predictions import Walk
 from ..solve.store import read_walk
 from . import metrics, similarity
-from .catalog import POOLED_STATS, of_family, pooled_name, spec
+from .catalog import POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
 from .conversation import ConversationScores, score_conversation
 from .explanation import answer_line, explanation
-from .inputs import BINARY_VIEWS
 from .metric_spec import Family
 from .stability_metrics import log_metrics
 from .stability_record import read_record, stability_record
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
 """The Composite's mean: what `inspect view`, `evals_df` and the progress line show first."""
-POOLED_VIEWS = tuple(v for v in BINARY_VIEWS if spec(pooled_name(v, "f1")).group == "pooled")
 
 
 def run_metrics(family: Family) -> dict[str, list[Metric]]:
@@ -73,6 +71,11 @@ def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, Conversat
 
 def conversation_scores(state: TaskState, codebook: str | None) -> ConversationScores:
     return scored_walk(state, codebook)[1]
+
+
+def family_score(scores: ConversationScores, family: Family) -> Score:
+    """A family's metrics as the score's value, its other counts as its metadata."""
+    return Score(value=scores.value(family), metadata=scores.counts(family) or None)
 
 
 def _value(sample: SampleScore, key: str) -> float:
@@ -114,7 +117,7 @@ def composite_scorer(codebook: str | None = None) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         walk, scores = scored_walk(state, codebook)
         return Score(
-            value=scores["composite"],
+            value=scores.value("composite"),
             answer=answer_line(scores["composite"]),
             explanation=explanation(
                 truth_of(state.metadata), walk, q3_options=cached_codebook(codebook).q3_options
@@ -130,7 +133,7 @@ def emotion_scorer(codebook: str | None = None) -> Scorer:
     """Emotion F1, Emotion VA, Emotion Intensity MAE and Emotion Hit Rate (turn means)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return Score(value=conversation_scores(state, codebook)["emotion"])
+        return family_score(conversation_scores(state, codebook), "emotion")
 
     return score
 
@@ -140,7 +143,7 @@ def binary_scorer(codebook: str | None = None) -> Scorer:
     """Binary OM/HP accuracy in both phrasings, with the counts behind pooled P/R/F1/MCC."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return Score(value=conversation_scores(state, codebook)["binary"])
+        return family_score(conversation_scores(state, codebook), "binary")
 
     return score
 
@@ -150,7 +153,7 @@ def pairwise_scorer(codebook: str | None = None) -> Scorer:
     """Pairwise Accuracy and Kendall tau-b of the implied rankings."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return Score(value=conversation_scores(state, codebook)["pairwise"])
+        return family_score(conversation_scores(state, codebook), "pairwise")
 
     return score
 
@@ -161,7 +164,7 @@ def draft_scorer(codebook: str | None = None) -> Scorer:
     judge."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return Score(value=conversation_scores(state, codebook)["draft"])
+        return family_score(conversation_scores(state, codebook), "draft")
 
     return score
 
@@ -171,7 +174,7 @@ def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
     """PANAS (three forms), Q1-Q3 and the follow-up, and Four-Branch (overall and per branch)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return Score(value=conversation_scores(state, codebook)["conversation_wide"])
+        return family_score(conversation_scores(state, codebook), "conversation_wide")
 
     return score
 
@@ -230,6 +233,12 @@ def response_similarity_scorer() -> Scorer:
         )
 
     return score
+
+
+def scorer_families() -> tuple[Family, ...]:
+    """The families of `attunebench_scorers`, in its order."""
+    optional: tuple[Family, ...] = ("similarity",) if similarity.available() else ()
+    return ("composite", "emotion", "binary", "pairwise", "draft", "conversation_wide", *optional)
 
 
 def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:

@@ -22,10 +22,13 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..data.problems import DataProblem
 from ..data.profile import PROFILE_FIELDS, ProfileConversation, profile_conversation_of
+from ..data.profile_vocabulary import Vocabulary
 from ..data.split import Background, VisibleConversation
 from . import prompts
 from .call_record import CallRecord
+from .credentials import warn_credentials
 from .schemas import CallSchema, answer_object, choices_object
 from .solver import ask
 from .store import save_walk
@@ -99,6 +102,75 @@ def profile_task(options: Mapping[str, Sequence[str]]) -> str:
     )
 
 
+MAX_ENUM_VALUES = 1_000
+MAX_PROPERTIES = 5_000
+LARGE_ENUM = 250
+MAX_LARGE_ENUM_CHARS = 15_000
+"""OpenAI's documented limits on a structured-output schema (platform.openai.com, "Structured
+Outputs", supported schemas): at most 1,000 enum values across all enum properties and 5,000
+object properties, and a string enum of more than 250 values at most 15,000 characters in all."""
+MAX_MULTI_OPTIONS = 100
+"""An answer names every option of a multi-select field as a key (true or false): past this,
+an answer is too long to expect a model to write whole, and one key missing fails the answer."""
+
+
+def unworkable(options: Mapping[str, Sequence[str]]) -> list[tuple[str, str, str]]:
+    """(field, found, expected) for each way a vocabulary makes the profile call unworkable: its
+    schema past the limits a provider documents, or an answer too long to write."""
+    problems = []
+    enums = properties = 0
+    for field in PROFILE_FIELDS:
+        properties += 1
+        if field.kind == "score":
+            enums += field.high - field.low + 1
+        elif field.kind == "multi":
+            listed = options[field.name]
+            properties += len(listed)
+            if len(listed) > MAX_MULTI_OPTIONS:
+                problems.append(
+                    (
+                        field.name,
+                        f"{len(listed):,} options",
+                        f"at most {MAX_MULTI_OPTIONS} (an answer names every option of this "
+                        "multi-select field as a key; one missing fails the answer)",
+                    )
+                )
+        elif field.kind == "choice":
+            listed = options[field.name]
+            enums += len(listed)
+            chars = sum(map(len, listed))
+            if len(listed) > LARGE_ENUM and chars > MAX_LARGE_ENUM_CHARS:
+                problems.append(
+                    (
+                        field.name,
+                        f"{len(listed):,} options of {chars:,} characters in all",
+                        f"at most {MAX_LARGE_ENUM_CHARS:,} characters for more than {LARGE_ENUM} "
+                        "options (OpenAI's limit on a string enum of a response schema)",
+                    )
+                )
+    for found, limit, what in (
+        (enums, MAX_ENUM_VALUES, "enum values"),
+        (properties, MAX_PROPERTIES, "object properties"),
+    ):
+        if found > limit:
+            problems.append(
+                (
+                    "(all fields)",
+                    f"a response schema of {found:,} {what}",
+                    f"at most {limit:,} (OpenAI's limit on a response schema)",
+                )
+            )
+    return problems
+
+
+def vocabulary_problems(vocabulary: Vocabulary) -> list[DataProblem]:
+    """`unworkable` of a vocabulary, one located line each (its file, the field)."""
+    return [
+        DataProblem(vocabulary.path, None, field, found, expected)
+        for field, found, expected in unworkable(vocabulary.options())
+    ]
+
+
 def profile_schema(options: Mapping[str, Sequence[str]]) -> CallSchema:
     fields: dict[str, Any] = {}
     for field in PROFILE_FIELDS:
@@ -152,6 +224,7 @@ def profile_solver(options: dict[str, list[str]]) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = profile_conversation_of(state.metadata)
         model = get_model()
+        warn_credentials(model)
         record = await ask(model, profile_messages(conv, task), schema, call="profile", turn=None)
         save_walk([record], {})
         text = profile_summary(conv, record)

@@ -19,6 +19,7 @@ from inspect_ai.model import ChatMessage, ContentText
 from ..data.codebook import Codebook
 from ..data.panas import NEGATIVE_AFFECT, POSITIVE_AFFECT
 from ..data.split import Background, VisibleConversation, VisibleTurn
+from ..invisible import visible
 from .modes import ModeSpec
 
 TAGS = (
@@ -32,13 +33,21 @@ TAGS = (
     "reference",
 )
 """The tags that delimit quoted material in our prompts."""
-_TAG = re.compile(r"<(\s*/?\s*)(" + "|".join(TAGS) + r")\b", re.IGNORECASE)
+_TAG = re.compile(r"\s*/?\s*(?:" + "|".join(TAGS) + r")\b", re.IGNORECASE)
+"""What follows the bracket of one of our tags (spaces allowed around its slash)."""
+DEFUSED = "\u2039"
+"""What replaces the bracket of a tag in quoted text (a single left-pointing angle quotation)."""
 
 
 def quote(text: str) -> str:
     """Any text from the data set as it may enter a prompt: our delimiter tags defused (also
-    with spaces inside the bracket), so it cannot close the block it is quoted in."""
-    return _TAG.sub(lambda m: "\u2039" + m.group(1) + m.group(2), text)
+    with spaces inside the bracket, and with invisible characters anywhere in the tag: a
+    zero-width space or joiner does not stop a model reading `</background>`), so it cannot
+    close the block it is quoted in. Only the bracket changes; text without a tag is unchanged."""
+    if "<" not in text:
+        return text
+    head, *parts = text.split("<")
+    return head + "".join((DEFUSED if _TAG.match(visible(part)) else "<") + part for part in parts)
 
 
 ANALYST_SYSTEM = """\

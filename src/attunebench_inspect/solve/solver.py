@@ -49,6 +49,7 @@ from ..data.schema import ResponseSource
 from ..data.split import VisibleConversation, VisibleTurn
 from . import prompts
 from .call_record import CallRecord, CallType, Status
+from .credentials import warn_credentials
 from .judges import checked_panel, say_self_judging
 from .modes import ModeSpec
 from .parse import Parsed, parse_answer, parse_draft
@@ -71,6 +72,7 @@ from .schemas import (
 )
 from .store import JUDGE_ROLE, save_walk
 from .summary import summarise
+from .transport import reply_error, transport_fault
 
 ReplyCall = Literal["emotion", "binary_hp"]
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
@@ -172,7 +174,16 @@ async def ask(
         text = output.completion
         return parse_answer(text, schema.model) if schema else parse_draft(text)
 
-    output = await model.generate(messages, config=config)
+    async def generate(chat: list[ChatMessage]) -> ModelOutput:
+        try:
+            return await model.generate(chat, config=config)
+        except Exception as ex:
+            fault = transport_fault(ex)
+            if fault is None:
+                raise
+            raise reply_error(fault, call, turn) from ex
+
+    output = await generate(messages)
     parsed = parse(output)
     repair_raw: str | None = None
     status: Status = "ok"
@@ -188,7 +199,7 @@ async def ask(
             if output.choices
             else messages
         )
-        retry = await model.generate(repair, config=config)
+        retry = await generate(repair)
         repair_raw = retry.completion
         reparsed = parse(retry)
         status = "repaired" if reparsed.ok else "failed"
@@ -437,6 +448,7 @@ def attunebench_solver(
         judges = {
             role: get_model(role=role, required=True) for role in checked_panel(model_roles())
         }
+        warn_credentials(model, *judges.values())
         named = {role: str(judge) for role, judge in judges.items()}
         say_self_judging(str(model), named, allow_self_judge, at_start=False)
         walk = ConversationWalk(

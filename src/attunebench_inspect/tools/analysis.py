@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalSampleSummary, read_eval_log
 
 from ..probes.contamination.dataset import METHOD_KEY
+from ..score.counts import metadata_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,6 +32,11 @@ def _value(cell: Any) -> dict[str, Any]:
         parsed = json.loads(cell)
         return parsed if isinstance(parsed, dict) else {}
     return cell if isinstance(cell, dict) else {}
+
+
+def _counts_json(sample: EvalSampleSummary) -> str:
+    scores = (sample.scores or {}).values()
+    return json.dumps({k: v for s in scores for k, v in metadata_counts(s.metadata).items()})
 
 
 def _paths(logs: str | Path | Sequence[str | Path]) -> list[str]:
@@ -50,12 +56,20 @@ def metrics_df(logs: str | Path | Sequence[str | Path]) -> pd.DataFrame:
     contamination probe's logs are left out."""
     try:
         import pandas as pd
-        from inspect_ai.analysis import EvalInfo, EvalModel, SampleSummary, samples_df
+        from inspect_ai.analysis import (
+            EvalInfo,
+            EvalModel,
+            SampleColumn,
+            SampleSummary,
+            samples_df,
+        )
     except ImportError as ex:  # pragma: no cover - depends on the environment
         raise _missing("metrics_df", ex) from None
 
     paths = _paths(logs)
-    samples = samples_df(paths, columns=[*SampleSummary, *EvalInfo, *EvalModel])
+    # The counts no run-level metric reads are in the scores' metadata (task version 3-B on).
+    counts = SampleColumn(f"{SCORE_PREFIX}counts", path=_counts_json)
+    samples = samples_df(paths, columns=[*SampleSummary, counts, *EvalInfo, *EvalModel])
     metadata = {
         path: read_eval_log(path, header_only=True).eval.metadata or {}
         for path in samples["log"].unique()

@@ -9,16 +9,29 @@ from typing import TypeAlias
 
 from ..data.codebook import load_codebook
 from ..data.problems import InputError
+from ..data.source import BUNDLED, resolve
+from ..files import FileProblem, write_atomic
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from ..data.profile_vocabulary import load_vocabulary
     from ..data.validate import validate_path
+    from ..solve.profile import vocabulary_problems
 
-    codebook = load_codebook(args.codebook)
-    summary = validate_path(args.path, codebook, load_vocabulary(args.vocabulary))
-    for line in summary.lines():
+    source = resolve(args.path, args.codebook)
+    codebook = load_codebook(source.codebook)
+    vocabulary = load_vocabulary(args.vocabulary)
+    summary = validate_path(source.conversations, codebook, vocabulary)
+    # The vocabulary is the profile task's: checked against what its call can carry.
+    summary = replace(summary, problems=[*vocabulary_problems(vocabulary), *summary.problems])
+    for line in summary.lines(source.describe(summary.conversations)):
         print(line)
+    if args.ids:
+        print("conversation IDs (for inspect eval --sample-id):")
+        for cid in summary.ids:
+            print(f"  {cid}")
     return 1 if summary.problems else 0
 
 
@@ -49,7 +62,7 @@ def _composite(args: argparse.Namespace) -> int:
     if not runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1
-    print("model\tmode\tconversations\tcomposite [95% CI]\tlogged\tlog")
+    print("model\tmode\tconversations\tcomposite [95% CI]\tlogged\tlog\ttask version")
     mismatch = False
     for run in runs:
         result = run_composite(run, resamples=args.resamples, seed=args.seed)
@@ -57,7 +70,7 @@ def _composite(args: argparse.Namespace) -> int:
         mismatch |= not agrees(result)
         print(
             f"{run.model}\t{run.mode}\t{result.interval.n}\t{result.interval.show()}"
-            f"\t{logged}\t{run.location}"
+            f"\t{logged}\t{run.location}\t{run.version}"
         )
     if mismatch:
         print("the recomputed Composite disagrees with a log header", file=sys.stderr)
@@ -65,8 +78,6 @@ def _composite(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from .report.build import build_report
     from .report.contamination import PROBE_TASK
     from .report.filters import FilterError
@@ -91,6 +102,7 @@ def _report(args: argparse.Namespace) -> int:
             compare=args.compare,
             groups=args.groups,
             diagnostics=args.diagnostics,
+            task_version=args.task_version,
             third_party=args.third_party or (),
             identities=args.identities,
             codebook=args.codebook,
@@ -128,11 +140,11 @@ def _report(args: argparse.Namespace) -> int:
     render = {"terminal": to_terminal, "markdown": to_markdown, "csv": to_csv, "json": to_json}
     text = render[args.format](report)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     if args.html:
-        Path(args.html).write_text(to_html(report), encoding="utf-8")
+        write_atomic(args.html, to_html(report))
         bare = "" if plots_available() else f" (no figures: matplotlib is absent; {PLOTS_HINT})"
         print(f"HTML report: {args.html}{bare}", file=sys.stderr)
     if args.plots:
@@ -160,8 +172,6 @@ def _per_model(name: str, values: list[float], models: int) -> list[float]:
 
 
 def _estimate(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from ..solve.modes import MODES
     from .estimate import (
         Plan,
@@ -200,14 +210,16 @@ def _estimate(args: argparse.Namespace) -> int:
         for model, i, o, c in zip(models, inputs, outputs, cached, strict=True)
     ]
     modes = list(MODES) if "all" in args.mode else list(dict.fromkeys(args.mode))
+    source = resolve(args.data, args.codebook)
     try:
         estimates = estimate_modes(
-            args.data,
-            load_codebook(args.codebook),
+            str(source.conversations),
+            load_codebook(source.codebook),
             modes,
             args.judge,
             args.tokenizer or default_tokenizer(),
             plan=Plan(args.schedule, args.answer_format),
+            hint=f"check it with `{source.validate_command()}`",
             bill=bool(models),
             breakdown=args.breakdown,
             contamination=args.contamination,
@@ -216,9 +228,9 @@ def _estimate(args: argparse.Namespace) -> int:
         print(f"attunebench estimate: {ex}", file=sys.stderr)
         return 2
     render = to_json if args.format == "json" else to_terminal
-    text = render(estimates, priced)
+    text = render(estimates, priced, source)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -287,10 +299,11 @@ def _human_export(args: argparse.Namespace) -> int:
     from ..data.problems import InputError
     from .human.export import export_page
 
+    source = resolve(args.data, args.codebook)
     try:
         chosen = export_page(
-            args.data,
-            load_codebook(args.codebook),
+            source,
+            load_codebook(source.codebook),
             args.out,
             ids=args.ids,
             sample=args.sample,
@@ -300,15 +313,25 @@ def _human_export(args: argparse.Namespace) -> int:
     except InputError as ex:
         print(f"attunebench human export: {ex}", file=sys.stderr)
         return 1
-    print(f"wrote {args.out}: {len(chosen)} conversation(s): {', '.join(chosen)}", file=sys.stderr)
+    print(
+        f"wrote {args.out}: {len(chosen.ids)} conversation(s): {', '.join(chosen.ids)}",
+        file=sys.stderr,
+    )
+    print(f"{source.describe(chosen.available)}; the page shows {len(chosen.ids)}", file=sys.stderr)
     return 0
 
 
 def _human_import(args: argparse.Namespace) -> int:
     from ..data.problems import InputError
-    from .human.imports import check_files, replay
+    from .human.imports import check_files, default_log_dir, replay
 
-    answers, problems = check_files(args.answers, args.data, args.codebook)
+    source = resolve(args.data, args.codebook)
+    log_dir = args.log_dir or default_log_dir()
+    answers, problems, loaded = check_files(args.answers, source, log_dir, args.supersede)
+    for file in answers:
+        for warning in file.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    print(source.describe(len(loaded.conversations)), file=sys.stderr)
     if problems:
         for line in problems:
             print(line, file=sys.stderr)
@@ -317,7 +340,7 @@ def _human_import(args: argparse.Namespace) -> int:
     failed = False
     for file in answers:
         try:
-            imported = replay(file, args.data, args.codebook, args.log_dir)
+            imported = replay(file, source, log_dir)
         except InputError as ex:
             print(f"attunebench human import: {ex}", file=sys.stderr)
             return 1
@@ -326,6 +349,13 @@ def _human_import(args: argparse.Namespace) -> int:
             print(line)
     return 1 if failed else 0
 
+
+DATA_HELP = (
+    "the data set: a data set root (a folder holding conversations/ and annotation_codebook.json, "
+    "or the deposit's 'Test Samples/Sample200/' and annotation_codebook.json), a conversation "
+    f"folder, a JSON or JSONL file, or {BUNDLED} (default: {BUNDLED}, the synthetic set)"
+)
+CODEBOOK_HELP = "annotation codebook JSON (default: a data set root's own, else the bundled one)"
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The `attunebench` subcommands, each added by its `_add_...` function."""
@@ -337,8 +367,13 @@ def _add_validate(commands: Commands) -> None:
         help="check a conversation dataset without running any model "
         "(exit 1 on problems; warnings alone exit 0)",
     )
-    validate.add_argument("path", help="conversation folder, JSON file or JSONL file")
-    validate.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
+    validate.add_argument("path", nargs="?", default=BUNDLED, help=DATA_HELP)
+    validate.add_argument("--codebook", help=CODEBOOK_HELP)
+    validate.add_argument(
+        "--ids",
+        action="store_true",
+        help="also list the valid conversations' IDs, one a line (for inspect eval --sample-id)",
+    )
     validate.add_argument(
         "--vocabulary",
         help="the profile task's vocabulary JSON (default: bundled); a profile label it cannot "
@@ -387,6 +422,12 @@ def _add_report(commands: Commands) -> None:
         "--diagnostics", action="store_true", help="add the diagnostic metrics to the leaderboard"
     )
     report.add_argument(
+        "--task-version",
+        metavar="VERSION",
+        help="report the runs of this task version (default: the newest among the logs; runs of "
+        "other versions are listed as skipped, never ranked with them)",
+    )
+    report.add_argument(
         "--third-party",
         nargs="+",
         metavar="ANSWERS.json",
@@ -417,10 +458,8 @@ def _add_estimate(commands: Commands) -> None:
         "estimate",
         help="calls, tokens and cost of a run before running it (offline: no model is called)",
     )
-    estimate.add_argument(
-        "--data", help="conversation folder, JSON file or JSONL file (default: the bundled set)"
-    )
-    estimate.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
+    estimate.add_argument("--data", default=BUNDLED, help=DATA_HELP)
+    estimate.add_argument("--codebook", help=CODEBOOK_HELP)
     estimate.add_argument(
         "--mode",
         nargs="+",
@@ -559,8 +598,8 @@ def _add_human(commands: Commands) -> None:
     export = human_commands.add_parser(
         "export", help="write one self-contained HTML page of the questions of some conversations"
     )
-    export.add_argument("--data", required=True, help="conversation folder, JSON or JSONL file")
-    export.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
+    export.add_argument("--data", default=BUNDLED, help=DATA_HELP)
+    export.add_argument("--codebook", help=CODEBOOK_HELP)
     chosen = export.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--ids", nargs="+", metavar="ID", help="these conversations, in order")
     chosen.add_argument("--sample", type=int, metavar="N", help="N conversations drawn at random")
@@ -579,9 +618,17 @@ def _add_human(commands: Commands) -> None:
         "(model human/<annotator>)",
     )
     imported.add_argument("answers", nargs="+", metavar="ANSWERS.json", help="answer files")
-    imported.add_argument("--data", required=True, help="the conversations they answer")
-    imported.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
-    imported.add_argument("--log-dir", help="where to write the logs (default: Inspect's)")
+    imported.add_argument("--data", default=BUNDLED, help=f"the data set they answer: {DATA_HELP}")
+    imported.add_argument("--codebook", help=CODEBOOK_HELP)
+    imported.add_argument(
+        "--log-dir", help="where to write the logs (default: Inspect's, $INSPECT_LOG_DIR or ./logs)"
+    )
+    imported.add_argument(
+        "--supersede",
+        action="store_true",
+        help="import an annotator already imported in this mode into the log folder: the new "
+        "log replaces the old one in reports (without it, that is refused)",
+    )
     imported.set_defaults(run=_human_import)
     schema = human_commands.add_parser(
         "schema", help="print the JSON Schema of answer files (the modes filled in)"
@@ -639,6 +686,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.run(args)
     except InputError as ex:  # a data set or codebook it cannot use, in located lines
         print(ex, file=sys.stderr)
+        return 1
+    except FileProblem as ex:
+        print(f"attunebench {args.command}: {ex}", file=sys.stderr)
         return 1
     return code
 

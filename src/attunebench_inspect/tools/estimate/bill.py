@@ -4,9 +4,12 @@ JSON."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+
+from inspect_ai.model import get_model_info
 
 from ..._bundled import bundled_conversations_dir
 from ...data.codebook import Codebook
@@ -65,6 +68,8 @@ class ModeEstimate:
     requests: list[list[Request]] = field(repr=False)
     total: Totals = field(default_factory=Totals)
     per_conversation: list[Totals] = field(default_factory=list)
+    largest: list[tuple[int, Request]] = field(default_factory=list, repr=False)
+    """Per conversation, its largest call: input tokens and the request."""
     simulated: dict[Through, Totals] = field(default_factory=dict, repr=False)
     """Totals of the requests through a cache, by how they were sent: several models (and each
     one's floor, the same as the mode's structural share where the dialect is OpenAI's) share
@@ -110,18 +115,20 @@ class Prices:
         ) / PER
 
 
-def visible_conversations(data: str | Path | None, codebook: Codebook) -> list[VisibleConversation]:
-    """What the solver sees of each conversation of `data` (default: the bundled set)."""
+def visible_conversations(
+    data: str | Path | None, codebook: Codebook, hint: str | None = None
+) -> list[VisibleConversation]:
+    """What the solver sees of each conversation of `data` (default: the bundled set); `hint`
+    for a data set with problems, as `load_conversations` takes it."""
     source = Path(data) if data is not None else bundled_conversations_dir()
-    return [split(c.conversation)[0] for c in load_conversations(source, codebook).conversations]
+    loaded = load_conversations(source, codebook, hint=hint).conversations
+    return [split(c.conversation)[0] for c in loaded]
 
 
 def captured(
-    data: str | None, codebook: Codebook, modes: Sequence[Mode], judge: bool
+    conversations: list[VisibleConversation], codebook: Codebook, modes: Sequence[Mode], judge: bool
 ) -> Iterator[tuple[Mode, list[list[Request]]]]:
-    """Per mode, the requests of every conversation of `data`, built offline by the solver's walk
-    (the conversations are loaded once)."""
-    conversations = visible_conversations(data, codebook)
+    """Per mode, the requests of every conversation, built offline by the solver's walk."""
     for mode in modes:
         yield mode, capture(conversations, codebook, mode_spec(mode), judge)
 
@@ -142,6 +149,12 @@ def mode_estimate(
     ):
         conversation = _totals(requests, [lookup.use for lookup in lookups], tokens)
         estimate.per_conversation.append(conversation)
+        estimate.largest.append(
+            max(
+                ((lookup.use.prompt, r) for r, lookup in zip(requests, lookups, strict=True)),
+                key=lambda pair: pair[0],
+            )
+        )
         estimate.total.merge(conversation)
     estimate.simulated[STRUCTURAL] = estimate.total
     return estimate
@@ -292,10 +305,71 @@ def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[
         "written before it is read), every call taking the same time.",
         "Batch: every call at once (the schedule under --batch), at the batch price (50%), the "
         "cache as it then serves (a batch API serves cache hits on a best-effort basis).",
-        "Floor: every prefix shared with an earlier call read from the cache and no write "
-        "charged, the structural limit of the request layout.",
         *(probe if any(e.mode == PROBE for e in estimates) else []),
     ]
+
+
+@dataclass(frozen=True)
+class ContextCheck:
+    """One model's context window against the largest call of every conversation and mode."""
+
+    model: str
+    window: int | None
+    """Input tokens the model takes (Inspect's model database); None where it is not known."""
+    largest: int
+    """The largest call's input tokens (as counted here: another tokenizer counts otherwise)."""
+    largest_mode: str
+    over: list[str]
+    """Each conversation and mode whose largest call passes the window, with that call."""
+
+
+def context_checks(
+    estimates: list[ModeEstimate], models: Sequence[str], ids: Sequence[str]
+) -> list[ContextCheck]:
+    """Per model, whether every call of every mode fits its context window."""
+    calls = [
+        (size, e.mode, cid, request)
+        for e in estimates
+        for cid, (size, request) in zip(ids, e.largest, strict=True)
+    ]
+    largest = max(calls, key=lambda c: c[0], default=(0, "", "", None))
+    checks = []
+    for model in models:
+        info = get_model_info(model)
+        window = info.context_length if info is not None else None
+        over = [
+            f"{cid} in {mode} (turn {request.turn} {request.call}, {size:,} tokens)"
+            if request.turn is not None
+            else f"{cid} in {mode} ({request.call}, {size:,} tokens)"
+            for size, mode, cid, request in calls
+            if window is not None and size > window
+        ]
+        checks.append(ContextCheck(model, window, largest[0], largest[1], over))
+    return checks
+
+
+def context_lines(checks: list[ContextCheck]) -> list[str]:
+    """The context-window check as terminal lines."""
+    lines = []
+    for c in checks:
+        if c.window is None:
+            text = (
+                f"{c.model}: its context window is not in Inspect's model database; the largest "
+                f"call is {c.largest:,} input tokens ({c.largest_mode})"
+            )
+        elif c.over:
+            shown = "; ".join(c.over[:5]) + (f"; and {len(c.over) - 5} more" if c.over[5:] else "")
+            text = (
+                f"{c.model}: {len(c.over)} conversation(s) have calls past its context window of "
+                f"{c.window:,} tokens: {shown}"
+            )
+        else:
+            text = (
+                f"{c.model}: every call fits its context window of {c.window:,} tokens (the "
+                f"largest is {c.largest:,}, in {c.largest_mode})"
+            )
+        lines += wrapped(text, "- ")
+    return lines
 
 
 def bill_document(
@@ -308,6 +382,7 @@ def bill_document(
     """The bill part of `attunebench estimate --format json`."""
     return {
         "assumptions": assumptions(tokenizer, estimates),
+        "floor": FLOOR_NOTE,
         "plan": asdict(plan),
         "prices_usd_per_million_tokens": {model: asdict(p) for model, p in models},
         "runs": [
@@ -351,12 +426,85 @@ def _usd(cost: float | None) -> str:
     return "-" if cost is None else f"${cost:,.2f}"
 
 
+WIDTH = 120
+"""Every line of the terminal output fits a 120-column terminal: prose wraps, tables are split."""
+DEPOSIT_CONVERSATIONS = 200
+"""The published deposit's benchmark set (Sample200, seed 003)."""
+FLOOR_NOTE = (
+    "floor: the bill if every prefix a call shares with an earlier call were read from the cache "
+    "and no cache write were charged: the most any prompt cache could save on these requests."
+)
+
+
+def wrapped(text: str, bullet: str = "") -> list[str]:
+    """Prose as lines of at most WIDTH columns (a bullet's later lines indented under it)."""
+    # Paths and model names are not broken at a hyphen or mid-word: a longer one overflows.
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=bullet,
+        subsequent_indent=" " * len(bullet),
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [""]
+
+
+def price_lines(models: Sequence[tuple[str, Prices]]) -> list[str]:
+    """The prices billed, restated: what the user gave and what the provider's rules add."""
+    lines = ["Prices (US dollars per million tokens):"]
+    for model, prices in models:
+        rules = rules_for(model)
+        if prices.cached_input is not None:
+            cached = f"cached input {prices.cached_input:g} (given)"
+        elif rules is not None:
+            cached = (
+                f"cached input {rules.read_price * prices.input:g} ({rules.read_price:g}x input, "
+                f"{rules.name}'s documented price)"
+            )
+        else:
+            cached = "no prompt cache modelled for this provider"
+        written = (
+            f", cache writes {rules.write_price:g}x input"
+            if rules is not None and rules.write_price != 1.0
+            else ""
+        )
+        batch = f", batch {rules.batch_price:.0%} of every price" if rules is not None else ""
+        lines += wrapped(
+            f"{model}: input {prices.input:g}, output {prices.output:g}, {cached}{written}{batch}",
+            "- ",
+        )
+    return lines
+
+
+def deposit_lines(bills_: list[RunBill], conversations: int) -> list[str]:
+    """The totals scaled to the deposit's 200 conversations, where the data set is another size."""
+    if not conversations or conversations == DEPOSIT_CONVERSATIONS:
+        return []
+    factor = DEPOSIT_CONVERSATIONS / conversations
+    totals = [b for b in bills_ if b.mode == "total"] or bills_
+    lines = wrapped(
+        f"Scaled to the deposit's {DEPOSIT_CONVERSATIONS} conversations (x{factor:g}, as if each "
+        f"were like the {conversations} here; the real conversations' lengths differ, so this is "
+        "an order of magnitude, not a quote):"
+    )
+    for b in totals:
+        lines += wrapped(
+            f"{b.model} ({b.mode}): {b.calls * factor:,.0f} calls, "
+            f"{b.input_tokens * factor:,.0f} input tokens; no cache {_usd(b.cost_usd * factor)}, "
+            f"with cache {_usd(b.cost_usd_cache * factor)}, batch "
+            f"{_usd(None if b.cost_usd_batch is None else b.cost_usd_batch * factor)}",
+            "- ",
+        )
+    return lines
+
+
 def bill_lines(
     estimates: list[ModeEstimate],
     models: Sequence[tuple[str, Prices]],
     tokens: Tokens,
     tokenizer: str,
     plan: Plan,
+    ids: Sequence[str],
 ) -> list[str]:
     """The bill's tables in `attunebench estimate`'s terminal output."""
     judged = "with a judge" if estimates and estimates[0].judge else "without a judge"
@@ -366,58 +514,85 @@ def bill_lines(
             f"{e.total.calls / e.conversations:.1f}",
             f"{e.total.input / e.conversations:,.0f}",
             f"{max(t.input for t in e.per_conversation):,}",
+            f"{max(size for size, _ in e.largest):,}",
             f"{e.total.output / e.conversations:,.0f}",
             percent(e.shared_share),
         ]
         for e in estimates
         if e.conversations
     ]
-    runs = [
+    run_bills = bills(estimates, models, tokens, plan)
+    usage = [
         [
             b.model,
             b.mode,
-            b.cache,
             str(b.conversations),
             f"{b.calls:,}",
             f"{b.input_tokens:,}",
             percent(b.read_share),
             percent(b.written_share),
             f"{b.output_tokens:,}",
+        ]
+        for b in run_bills
+    ]
+    costs = [
+        [
+            b.model,
+            b.mode,
+            b.cache,
             _usd(b.cost_usd),
             _usd(b.cost_usd_cache),
             _usd(b.cost_usd_batch),
             _usd(b.cost_usd_floor),
         ]
-        for b in bills(estimates, models, tokens, plan)
+        for b in run_bills
     ]
+    sent = f"{judged}; schedule {plan.schedule}, answer format {plan.answer_format}"
     return [
-        f"Per conversation ({judged}): means, and the largest input",
+        *price_lines(models),
+        "",
+        f"Per conversation ({judged}): means, and the largest",
         *table(
-            ["mode", "calls", "input tokens", "max input", "output tokens (est.)", "shared prefix"],
+            [
+                "mode",
+                "calls",
+                "input tokens",
+                "largest conv.",
+                "largest call",
+                "output (est.)",
+                "shared prefix",
+            ],
             per_conversation,
             text_columns=1,
         ),
         "",
-        f"Runs ({judged}; schedule {plan.schedule}, answer format {plan.answer_format})",
+        f"Runs: calls and tokens ({sent})",
         *table(
             [
                 "model",
                 "mode",
-                "cache",
-                "conversations",
+                "conv.",
                 "calls",
                 "input tokens",
                 "cache read",
-                "cache written",
-                "output tokens (est.)",
-                "no cache",
-                "cache",
-                "batch",
-                "floor",
+                "written",
+                "output (est.)",
             ],
-            runs,
-            text_columns=3,
+            usage,
+            text_columns=2,
         ),
         "",
-        *(f"- {line}" for line in assumptions(tokenizer, estimates)),
+        f"Runs: cost in US dollars ({sent})",
+        *table(
+            ["model", "mode", "cache", "no cache", "with cache", "batch", "floor"],
+            costs,
+            text_columns=3,
+        ),
+        *wrapped(FLOOR_NOTE),
+        "",
+        "Context windows (input tokens of the largest call):",
+        *context_lines(context_checks(estimates, [m for m, _ in models], ids)),
+        *(["", *scaled] if (scaled := deposit_lines(run_bills, len(ids))) else []),
+        "",
+        *(line for a in assumptions(tokenizer, estimates) for line in wrapped(a, "- ")),
     ]

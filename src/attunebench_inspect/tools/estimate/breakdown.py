@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ...solve import prompts
 from ...solve.call_record import CallType
 from ...solve.modes import Mode
-from .bill import STRUCTURAL, percent, table
+from .bill import STRUCTURAL, percent, table, wrapped
 from .cache.prompt import ROLE_MARKER, Block
 from .cache.rules import Lookup, Tokens
 from .capture import Request
@@ -233,7 +233,7 @@ def breakdown_lines(results: list[Breakdown], tokenizer: str) -> list[str]:
             *table(["content", "tokens / conversation", "share"], rows, text_columns=1),
             "",
         ]
-    lines.append(
-        f"- Shared prefix: {PREFIX_RULE}. Every other row is input no earlier call shares."
+    lines += wrapped(
+        f"Shared prefix: {PREFIX_RULE}. Every other row is input no earlier call shares.", "- "
     )
     return lines

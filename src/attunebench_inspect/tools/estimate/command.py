@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from ...data.codebook import Codebook
+from ...data.source import DataSource
 from ...solve.modes import Mode
 from .bill import (
     ModeEstimate,
@@ -16,7 +17,10 @@ from .bill import (
     bill_document,
     bill_lines,
     captured,
+    context_checks,
     mode_estimate,
+    visible_conversations,
+    wrapped,
 )
 from .breakdown import Breakdown, breakdown_document, breakdown_lines, mode_breakdown
 from .cache.count import counter
@@ -31,6 +35,8 @@ class Estimates:
     plan: Plan = field(default_factory=Plan)
     bill: list[ModeEstimate] = field(default_factory=list)
     breakdown: list[Breakdown] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    """The conversations estimated, in data order."""
 
 
 def estimate_modes(
@@ -43,13 +49,16 @@ def estimate_modes(
     plan: Plan | None = None,
     bill: bool = True,
     breakdown: bool = False,
+    hint: str | None = None,
     contamination: bool = False,
 ) -> Estimates:
     """Every request of a run in each mode, built offline (`captured`) and counted: for the bill,
     for the breakdown, or for both from the same requests; with `contamination`, the bill of the
     contamination probe on the same data too."""
     estimates = Estimates(tokenizer, Tokens(counter(tokenizer)), plan or Plan())
-    for mode, conversations in captured(data, codebook, modes, judge):
+    loaded = visible_conversations(data, codebook, hint)
+    estimates.ids = [c.conversation_id for c in loaded]
+    for mode, conversations in captured(loaded, codebook, modes, judge):
         if bill:
             estimates.bill.append(mode_estimate(mode, judge, conversations, estimates.tokens))
         if breakdown:
@@ -60,23 +69,40 @@ def estimate_modes(
     return estimates
 
 
-def to_json(estimates: Estimates, models: Sequence[tuple[str, Prices]]) -> str:
-    document: dict[str, object] = {"tokenizer": estimates.tokenizer}
+def to_json(estimates: Estimates, models: Sequence[tuple[str, Prices]], source: DataSource) -> str:
+    document: dict[str, object] = {
+        "data": {
+            "given": source.given,
+            "conversations_path": str(source.conversations),
+            "conversations": len(estimates.ids),
+            "bundled_synthetic": source.bundled,
+        },
+        "tokenizer": estimates.tokenizer,
+    }
     if estimates.bill:
         document |= bill_document(
             estimates.bill, models, estimates.tokens, estimates.tokenizer, estimates.plan
         )
+        checks = context_checks(estimates.bill, [m for m, _ in models], estimates.ids)
+        document["context_windows"] = [asdict(c) for c in checks]
     if estimates.breakdown:
         document |= breakdown_document(estimates.breakdown)
     return json.dumps(document, indent=2) + "\n"
 
 
-def to_terminal(estimates: Estimates, models: Sequence[tuple[str, Prices]]) -> str:
-    parts = []
+def to_terminal(
+    estimates: Estimates, models: Sequence[tuple[str, Prices]], source: DataSource
+) -> str:
+    parts = [wrapped(source.describe(len(estimates.ids)))]
     if estimates.bill:
         parts.append(
             bill_lines(
-                estimates.bill, models, estimates.tokens, estimates.tokenizer, estimates.plan
+                estimates.bill,
+                models,
+                estimates.tokens,
+                estimates.tokenizer,
+                estimates.plan,
+                estimates.ids,
             )
         )
     if estimates.breakdown:

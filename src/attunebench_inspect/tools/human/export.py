@@ -12,6 +12,7 @@ import hashlib
 import json
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,9 @@ from ...data.codebook import Codebook
 from ...data.load import load_conversations
 from ...data.panas import NEGATIVE_AFFECT, POSITIVE_AFFECT
 from ...data.problems import InputError
+from ...data.source import DataSource
 from ...data.split import VisibleConversation, VisibleTurn, split
+from ...files import write_atomic
 from ...parameters import TASK_VERSION
 from ...providers.answers import FORMAT
 from ...solve.modes import PRIMARY, mode_spec
@@ -125,8 +128,16 @@ def render_page(data: dict[str, Any]) -> str:
     return TEMPLATE.read_text(encoding="utf-8").replace(DATA_MARK, _script_json(data))
 
 
+@dataclass(frozen=True)
+class Exported:
+    ids: list[str]
+    """The conversations on the page, in its order."""
+    available: int
+    """The conversations of the data set they were chosen from."""
+
+
 def export_page(
-    data: str | Path,
+    source: DataSource,
     codebook: Codebook,
     out: str | Path,
     *,
@@ -134,11 +145,12 @@ def export_page(
     sample: int | None = None,
     seed: int = 0,
     shuffle_seed: int = 0,
-) -> list[str]:
-    """Write the page for the chosen conversations of `data` to `out`; returns their IDs."""
-    loaded = load_conversations(data, codebook).conversations
+) -> Exported:
+    """Write the page for the chosen conversations of a data set to `out`."""
+    hint = f"check it with `{source.validate_command()}`"
+    loaded = load_conversations(source.conversations, codebook, hint=hint).conversations
     visible = {v.conversation_id: v for v in (split(c.conversation)[0] for c in loaded)}
     chosen = choose(list(visible), ids, sample, seed)
     page = render_page(page_data([visible[i] for i in chosen], codebook, shuffle_seed))
-    Path(out).write_text(page, encoding="utf-8")
-    return chosen
+    write_atomic(out, page)
+    return Exported(chosen, len(visible))

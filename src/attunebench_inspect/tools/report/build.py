@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from .contamination import (
     contamination_rows,
     is_contamination_run,
 )
-from .filters import load_groups, parse_filter
+from .filters import FilterError, load_groups, parse_filter
 from .logs import Run, Skipped, read_runs
 from .profile_table import is_profile_run, profile_table
 from .stability import RankTable, RunStability, rank_tables, run_stability
@@ -34,6 +35,7 @@ class RunInfo:
     task: str
     conversations: int
     log: str
+    task_version: str = ""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class Report:
     seed: int
     where: str | None
     compare: str | None
+    task_version: str
+    """The task version of every run reported ("" where there were none)."""
+    versions: dict[str, int]
+    """Every task version among the logs read, and how many runs each has."""
     runs: list[RunInfo]
     skipped: list[Skipped]
     leaderboard: list[analyses.LeaderRow]
@@ -87,6 +93,35 @@ def _only(table: RunTable, keep: set[str]) -> RunTable:
     )
 
 
+def version_order(version: str) -> tuple[int, str]:
+    """Task versions in release order: `3-A` after `2-B`, `10-A` after `9-A`."""
+    number, _, letter = version.partition("-")
+    return (int(number), letter) if number.isdigit() else (-1, version)
+
+
+def one_version(
+    runs: list[Run], wanted: str | None
+) -> tuple[str, dict[str, int], list[Run], list[Skipped]]:
+    """The runs of one task version (`wanted`, else the newest present), and the others listed
+    as skipped: scores of different task versions are not comparable, so never ranked together."""
+    versions = dict(Counter(r.version for r in runs))
+    chosen = wanted or max(versions, key=version_order, default="")
+    if wanted and wanted not in versions:
+        present = ", ".join(sorted(versions, key=version_order)) or "none"
+        raise FilterError(f"--task-version {wanted}: no run of that version (present: {present})")
+    kept = [r for r in runs if r.version == chosen]
+    skipped = [
+        Skipped(
+            r.location,
+            f"task version {r.version}: not ranked with the {chosen} runs (scores of different "
+            f"task versions are not comparable); report it with --task-version {r.version}",
+        )
+        for r in runs
+        if r.version != chosen
+    ]
+    return chosen, versions, kept, skipped
+
+
 def is_main_task_run(run: Run) -> bool:
     """A run of the main task (a mode), not of the profile task or the contamination probe: what
     the Composite, the leaderboard and every analysis of the paper read."""
@@ -105,16 +140,20 @@ def build_report(
     third_party: Sequence[str | Path] = (),
     identities: str | Path | None = None,
     codebook: str | Path | None = None,
+    task_version: str | None = None,
 ) -> Report:
     """Every analysis of the AttuneBench paper over the newest successful log per
-    (task, model, mode) among `logs` (files or folders). Never re-runs a model.
+    (task, model, mode) among `logs` (files or folders), at one task version (`task_version`,
+    else the newest among them). Never re-runs a model.
 
     `third_party`: answer files of annotators who did not hold the conversations, read as labels
     (docs/third-party.md); `identities`: a JSON file, annotator -> the participant ID of an
     annotator who was also a participant; `codebook`: the one the runs and the answer files used
     (default: the bundled one). `ThirdPartyError` lists what stops their use, one line each."""
     named = load_groups(groups)
-    runs, skipped = read_runs(logs)
+    every, skipped = read_runs(logs)
+    version, versions, runs, other = one_version(every, task_version)
+    skipped = [*skipped, *other]
     settings = analyses.Settings(resamples=resamples, seed=seed)
     selects = parse_filter(where, named) if where else None
 
@@ -156,13 +195,22 @@ def build_report(
         seed=seed,
         where=where,
         compare=compare,
+        task_version=version,
+        versions=versions,
         runs=[
             *(
-                RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location)
+                RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location, version)
                 for t in (*tables, *profile_tables)
             ),
             *(
-                RunInfo(c.model, PROBE_TASK, run.task, c.contamination.conversations, run.location)
+                RunInfo(
+                    c.model,
+                    PROBE_TASK,
+                    run.task,
+                    c.contamination.conversations,
+                    run.location,
+                    version,
+                )
                 for c, run in zip(contamination, probes, strict=True)
             ),
         ],

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from ...bootstrap import EMPTY, Interval
+from ...files import output_folder, write_atomic
 from ...score.catalog import label, spec
 from ..third_party.analysis import TASK_LABELS, SeparabilityTest
 from ..third_party.study import ModeStudy
@@ -646,10 +647,10 @@ def charts(report: Report) -> list[Chart]:
 
 
 def write_pngs(report: Report, folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    output_folder(folder)
     written = []
     for chart in charts(report):
         path = folder / f"{chart.name}.png"
-        path.write_bytes(png(chart.figure))
+        write_atomic(path, png(chart.figure))
         written.append(path)
     return written

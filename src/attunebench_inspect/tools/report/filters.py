@@ -19,7 +19,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ...data import jsonfile
 from ...data.profile import NO_DIAGNOSIS
+from ...files import MAX_CONFIG_BYTES, FileProblem, read_capped
 from .table import SUBGROUP_KEYS
 
 Facts = Mapping[str, Any]
@@ -52,9 +54,17 @@ class FilterError(ValueError):
 def load_groups(path: str | Path | None) -> dict[str, str]:
     groups = dict(DEFAULT_GROUPS)
     if path is not None:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        expected = "a JSON object of group name -> expression"
+        try:
+            document = jsonfile.loads(read_capped(path, MAX_CONFIG_BYTES).decode("utf-8-sig"))
+        except FileProblem as ex:
+            raise FilterError(str(ex)) from None
+        except (UnicodeDecodeError, json.JSONDecodeError, jsonfile.TooDeepError) as ex:
+            found = f"{type(ex).__name__} ({ex})"
+            raise FilterError(f"{path}: found {found}; expected {expected}") from None
+        data = document.value
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-            raise FilterError(f"{path}: expected a JSON object of group name -> expression")
+            raise FilterError(f"{path}: expected {expected}")
         groups.update(data)
     return groups
 

@@ -19,6 +19,10 @@ from urllib.request import url2pathname
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from ...files import MAX_DATA_BYTES
+
+MAX_MEMBER_BYTES = MAX_DATA_BYTES
+"""The most of a log member the report inflates (a sweep's summaries are megabytes)."""
 HEADER_MEMBER = "header.json"
 SUMMARIES_MEMBER = "summaries.json"
 
@@ -75,6 +79,7 @@ class HeaderRole(_Record):
 
 class HeaderSpec(_Record):
     task: str
+    task_version: int | str = 0
     model: str
     created: str
     metadata: dict[str, Any] | None = None
@@ -150,6 +155,10 @@ def _member(location: str, name: str) -> bytes | None:
     with zipfile.ZipFile(path) as archive:
         if name not in archive.namelist():
             return None
+        size = archive.getinfo(name).file_size
+        if size > MAX_MEMBER_BYTES:
+            # Declared in the archive's directory: a zip bomb is refused before it is inflated.
+            raise ValueError(f"{name} of {size:,} bytes, more than {MAX_MEMBER_BYTES:,}")
         return archive.read(name)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import fsspec  # type: ignore[import-untyped]  # (no type information; Inspect's own dependency)
 from inspect_ai.log import list_eval_logs
+from pydantic import ValidationError
 
+from ...files import MAX_CONFIG_BYTES, kind, read_capped
 from .log_fields import RunHeader, SampleRow, local_path, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
@@ -45,8 +48,13 @@ class Run:
         return mode_of(self.header)
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.task, self.model, self.mode)
+    def version(self) -> str:
+        """The task version the run was made at: scores of different versions do not compare."""
+        return str(self.header.eval.task_version)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.task, self.model, self.mode, self.version)
 
     def scored(self) -> list[SampleRow]:
         """The sample-epochs that were scored (errored ones are left out, and counted)."""
@@ -87,6 +95,27 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
     return files
 
 
+def _first_line(error: BaseException) -> str:
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+
+
+def _whole_json(path: Path) -> bool:
+    try:
+        json.loads(read_capped(path, MAX_CONFIG_BYTES))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _unreadable(path: Path | None, error: BaseException) -> str:
+    if isinstance(error, ValidationError) or (
+        path is not None and path.suffix == ".json" and _whole_json(path)
+    ):
+        # Whole JSON that Inspect cannot read as a log: nothing is still writing it.
+        return f"not an Inspect log ({_first_line(error.__cause__ or error)})"
+    return f"cannot be read: still being written, or not a whole log ({_first_line(error)})"
+
+
 def mode_of(header: RunHeader) -> str:
     """A main-task run's mode; for the suite's other tasks, which have none, the task's own name
     (`profile`, `contamination`), so that no other run reads as a mode's."""
@@ -99,22 +128,31 @@ def _is_attunebench(header: RunHeader) -> bool:
 
 
 def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
-    """The newest successful AttuneBench log per (task, model, mode), and what was left out.
+    """The newest successful AttuneBench log per (task, model, mode, task version), and what was
+    left out.
 
     `inspect eval-retry` writes a new log beside the failed one; the newest success wins. A log
     that did not succeed (or whose every sample errored), or cannot be read yet, is listed with its
     reason, not read.
     """
-    newest: dict[tuple[str, str, str], tuple[str, RunHeader]] = {}
+    newest: dict[tuple[str, str, str, str], tuple[str, RunHeader]] = {}
     skipped: list[Skipped] = []
     for location in log_files(paths):
+        path = local_path(location)
+        if path is not None and path.exists() and not path.is_file():
+            # A FIFO would hang the read, a device would not end.
+            skipped.append(Skipped(location, f"{kind(path.stat().st_mode)}, not a log file"))
+            continue
         try:
             header = read_header(location)
         except _UNREADABLE as ex:
             # Like a log still running: another process may be writing it; the rest is reported.
-            first = (str(ex).splitlines() or [""])[0]
-            reason = f"still being written, or not a whole log ({type(ex).__name__}: {first})"
-            skipped.append(Skipped(location, f"cannot be read: {reason}"))
+            skipped.append(Skipped(location, _unreadable(path, ex)))
+            continue
+        except Exception as ex:
+            # Named like a log, but not one (Inspect's readers assert, or fail validation, on
+            # JSON without an `eval` section): listed, and every good log is still reported.
+            skipped.append(Skipped(location, f"not an Inspect log ({_first_line(ex)})"))
             continue
         if not _is_attunebench(header):
             continue
@@ -128,7 +166,7 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
                 reason = header.status
             skipped.append(Skipped(location, f"status {header.status}: {reason}"))
             continue
-        key = (header.eval.task, header.eval.model, mode_of(header))
+        key = Run(location, header).key
         current = newest.get(key)
         if current is None or header.eval.created > current[1].eval.created:
             if current is not None:

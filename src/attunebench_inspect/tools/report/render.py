@@ -103,6 +103,25 @@ def _no_mode_deltas(report: Report) -> str:
 _PILLARS = ("emotion_pillar", "evaluation_pillar", "holistic_pillar")
 
 
+def _at_version(report: Report, joint: str = ", ") -> str:
+    return f"{joint}task version {report.task_version}" if report.task_version else ""
+
+
+def _versions(report: Report) -> str:
+    """Which task versions the logs hold, where they hold more than the one reported."""
+    if len(report.versions) < 2:
+        return ""
+    others = ", ".join(
+        f"{v} ({n} run{'s' * (n > 1)})"
+        for v, n in report.versions.items()
+        if v != report.task_version
+    )
+    return (
+        f" Only task version {report.task_version} is ranked; the logs also hold {others}, "
+        "listed as skipped (scores of different task versions are not comparable)."
+    )
+
+
 def _verdicts(report: Report) -> dict[str, str]:
     """Each probed model's contamination verdict, by the name the leaderboard gives it."""
     return {c.model: c.contamination.verdict for c in report.contamination}
@@ -114,7 +133,8 @@ def _leaderboard(report: Report) -> list[Table]:
     verdicts = _verdicts(report)
     beside = ["contamination"] if verdicts else []
     board = Table(
-        "Leaderboard: Composite and pillars (95% bootstrap CI over conversations)",
+        f"Leaderboard{_at_version(report)}: Composite and pillars "
+        "(95% bootstrap CI over conversations)",
         ["mode", "model", "conversations", *map(label, ("composite", *_PILLARS)), *beside],
         [
             [
@@ -129,7 +149,8 @@ def _leaderboard(report: Report) -> list[Table]:
         ],
         "'chance' is the attunebench/random baseline."
         + (" Contamination: the probe's verdict (below)." if verdicts else "")
-        + _few_runs(report),
+        + _few_runs(report)
+        + _versions(report),
     )
     per_mode = []
     for mode in sorted({r.mode for r in report.leaderboard}):
@@ -137,7 +158,7 @@ def _leaderboard(report: Report) -> list[Table]:
         names = catalog_order({m for r in rows for m in r.metrics if m not in _PILLARS})
         per_mode.append(
             Table(
-                f"Metrics ({mode}), 95% bootstrap CI",
+                f"Metrics ({mode}{_at_version(report, ', ')}), 95% bootstrap CI",
                 ["metric", *(r.model for r in rows)],
                 [
                     [label(m), *(_ci(r.metrics[m]) if m in r.metrics else "-" for r in rows)]
@@ -636,8 +657,8 @@ def _profile_scores(report: Report) -> list[Table]:
     ]
     return [
         Table(
-            "Profile prediction (experimental): composite and parts (95% bootstrap CI over "
-            "conversations)",
+            f"Profile prediction (experimental{_at_version(report)}): composite and parts "
+            "(95% bootstrap CI over conversations)",
             ["model", "conversations", "errored", *map(label, parts), "unplaced labels"],
             [
                 [

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...score.catalog import PILLAR_NAMES
+from ...score.counts import metadata_counts
 from ...score.metrics import composite, nanmean
 from ...score.stability_record import StabilityRecord, read_record
 from .log_fields import SampleRow
@@ -137,12 +138,15 @@ def mean_dicts(dicts: list[dict[str, float]]) -> dict[str, float]:
 
 
 def _values(summary: SampleRow) -> dict[str, float]:
+    """Every metric and count of a sample: the counts no run-level metric reads are in a score's
+    metadata from task version 3-B, in its value before."""
     values: dict[str, float] = {}
     for score in (summary.scores or {}).values():
         if isinstance(score.value, dict):
             values.update(
                 {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
             )
+        values.update(metadata_counts(score.metadata))
     return values
 
 

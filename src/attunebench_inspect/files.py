@@ -1,0 +1,142 @@
+"""The one way the suite reads an input file and writes an output file.
+
+Reading: a regular file only (a FIFO would hang the read, `/dev/zero` would fill memory, a folder
+is not a file), and never more than a cap, so that no path a user or a pipeline hands the suite
+can stall or exhaust it. Writing: into a temporary file beside the target, renamed over it when
+whole, so a full disk or a crash leaves the old file or none, never a truncated one; a missing
+folder is created. Each failure is one line: the path, what was found, what was expected.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+MiB = 1024 * 1024
+MAX_CONFIG_BYTES = 16 * MiB
+"""A codebook, a profile vocabulary, a groups file, a conformance case file: kilobytes each."""
+MAX_ANSWERS_BYTES = 64 * MiB
+"""An answer file: a few kilobytes per conversation answered."""
+MAX_DATA_BYTES = 512 * MiB
+"""A conversation file (or a JSON list or JSONL file of them): the 200-conversation deposit is
+a few megabytes in all."""
+
+
+class FileProblem(OSError):
+    """An input that cannot be read, or an output that cannot be written, as one line."""
+
+    def __init__(self, path: str | Path, found: str, expected: str) -> None:
+        self.path = str(path)
+        self.found = found
+        self.expected = expected
+        super().__init__(f"{self.path}: found {found}; expected {expected}")
+
+    @classmethod
+    def writing(cls, path: str | Path, error: OSError) -> FileProblem:
+        """A write that failed: what the system said, and (a full disk) that nothing was left."""
+        full = error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+        expected = "room for the whole file (nothing was written)" if full else "a writable file"
+        return cls(path, _os_error(error), expected)
+
+
+def kind(mode: int) -> str:
+    """What a file of this mode is, as a found value."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _size(limit: int) -> str:
+    return f"{limit // MiB} MiB" if limit >= MiB else f"{limit:,} bytes"
+
+
+def _os_error(error: OSError) -> str:
+    name = errno.errorcode.get(error.errno or 0, type(error).__name__)
+    return f"{error.strerror or type(error).__name__} ({name})"
+
+
+def read_capped(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; a FileProblem otherwise.
+
+    Opened without blocking (a FIFO opens at once and is refused), checked on the open file
+    (nothing can be swapped in between), and read to `limit + 1` bytes at most (a file that
+    grows, or a /proc file whose size reads as 0, is still capped)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise FileProblem(path, "nothing at this path", "a readable file") from None
+    except IsADirectoryError:
+        raise FileProblem(path, "a folder", "a regular file") from None
+    except OSError as ex:
+        raise FileProblem(path, _os_error(ex), "a readable file") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise FileProblem(path, kind(mode), "a regular file")
+    with os.fdopen(fd, "rb") as file:
+        try:
+            data = file.read(limit + 1)
+        except OSError as ex:
+            raise FileProblem(path, _os_error(ex), "a readable file") from None
+    if len(data) > limit:
+        raise FileProblem(path, f"more than {_size(limit)}", f"a file of at most {_size(limit)}")
+    return data
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write `data` (text as UTF-8) to `path` whole or not at all; its folder is created."""
+    target = Path(path)
+    if target.is_dir():
+        raise FileProblem(target, "a folder", "a file to write")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as ex:
+        raise FileProblem(target.parent, _os_error(ex), "a folder that can be created") from None
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as ex:
+        raise FileProblem(target, _os_error(ex), "a writable folder") from None
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(raw)
+        # mkstemp creates the file private; an output gets the usual permissions.
+        os.chmod(temporary, 0o666 & ~_UMASK)
+        os.replace(temporary, target)
+    except OSError as ex:
+        Path(temporary).unlink(missing_ok=True)
+        raise FileProblem.writing(target, ex) from None
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _read_umask() -> int:
+    # Read once, at import: setting it to read it is not safe once threads run.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def output_folder(path: str | Path) -> Path:
+    """A folder to write into, created if absent; a FileProblem if it cannot be."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise FileProblem(folder, "a file", "a folder to write into")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as ex:
+        raise FileProblem(folder, _os_error(ex), "a folder that can be created") from None
+    return folder

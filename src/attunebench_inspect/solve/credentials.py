@@ -1,0 +1,38 @@
+"""A model base URL that carries credentials (`http://user:pass@host`), warned of as a run starts:
+Inspect writes the base URL into the log header as given, where anyone the log is shared with
+reads it, and the suite does not write that header."""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlsplit, urlunsplit
+
+from inspect_ai.model import Model
+
+logger = logging.getLogger(__name__)
+_warned: set[str] = set()
+
+
+def masked(url: str) -> str | None:
+    """`url` with its password (or token) masked, None where it carries no credentials."""
+    parts = urlsplit(url)
+    if not (parts.username or parts.password):
+        return None
+    port = f":{parts.port}" if parts.port else ""
+    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}{port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def warn_credentials(*models: Model) -> None:
+    """Warn, once per URL and process, of each model whose base URL carries credentials."""
+    for model in models:
+        url = model.api.base_url
+        shown = masked(url) if url else None
+        if url is None or shown is None or url in _warned:
+            continue
+        _warned.add(url)
+        logger.warning(
+            f"the model base URL {shown} carries credentials: Inspect writes it into the log "
+            "header (eval.model_base_url) as given; pass the key as the provider's API key "
+            "variable (e.g. OPENAI_API_KEY) and a base URL without it"
+        )
