@@ -237,8 +237,6 @@ def _estimate(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from ..data.problems import InputError
     from ..solve.modes import PRIMARY
     from .estimate import Prices, TokenizerMissing, default_tokenizer
@@ -259,6 +257,7 @@ def _plan(args: argparse.Namespace) -> int:
         print(f"attunebench plan: {ex}", file=sys.stderr)
         return 2
     try:
+        source = resolve(args.data, args.codebook)
         pilot = (
             pilot_from_logs(args.pilot, args.models, args.mode)
             if args.pilot
@@ -272,11 +271,11 @@ def _plan(args: argparse.Namespace) -> int:
             max_epochs=args.max_epochs,
             available=args.available,
         )
-        priced = priced_rows(
+        priced, conversations = priced_rows(
             rows,
             [(m, Prices(i, o)) for m, i, o in zip(models, inputs, outputs, strict=True)],
-            data=args.data,
-            codebook=load_codebook(args.codebook),
+            data=str(source.conversations),
+            codebook=load_codebook(source.codebook),
             mode=args.mode or PRIMARY,
             judge=args.judge,
             tokenizer=args.tokenizer or default_tokenizer(),
@@ -287,9 +286,11 @@ def _plan(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = plan_document(pilot, args.difference, args.power, args.alpha, priced)
     else:
-        text = "\n".join(plan_lines(pilot, args.difference, args.power, args.alpha, priced)) + "\n"
+        lines = plan_lines(pilot, args.difference, args.power, args.alpha, priced)
+        # The data set priced, as the estimate names it (nothing is priced without a model).
+        text = "\n".join([*([source.describe(conversations)] if models else []), *lines]) + "\n"
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -452,14 +453,12 @@ def _add_report(commands: Commands) -> None:
 def _add_estimate(commands: Commands) -> None:
     from ..solve.modes import MODES, PRIMARY
     from ..solve.provider_rules import ANSWER_FORMATS
-    from .estimate import TOKENIZERS
 
     estimate = commands.add_parser(
         "estimate",
         help="calls, tokens and cost of a run before running it (offline: no model is called)",
     )
-    estimate.add_argument("--data", default=BUNDLED, help=DATA_HELP)
-    estimate.add_argument("--codebook", help=CODEBOOK_HELP)
+    _add_priced_run(estimate, cached=True)
     estimate.add_argument(
         "--mode",
         nargs="+",
@@ -468,25 +467,6 @@ def _add_estimate(commands: Commands) -> None:
         metavar="MODE",
         help=f"mode(s) to estimate: {', '.join(MODES)}, or all (default: {PRIMARY})",
     )
-    estimate.add_argument(
-        "--judge", action="store_true", help="with a judge role (its calls priced as the model's)"
-    )
-    estimate.add_argument(
-        "--model", nargs="+", help="model name(s) to bill (needs --price-in and --price-out)"
-    )
-    for name, what in (
-        ("in", "input"),
-        ("out", "output"),
-        ("cached-in", "cached input (default: the provider's documented share of the input)"),
-    ):
-        estimate.add_argument(
-            f"--price-{name}",
-            type=float,
-            nargs="+",
-            metavar="USD_PER_MTOK",
-            help=f"{what} price in US dollars per million tokens: one for all models, "
-            "or one per model",
-        )
     estimate.add_argument(
         "--schedule",
         choices=("prefix_first", "all_at_once"),
@@ -502,12 +482,6 @@ def _add_estimate(commands: Commands) -> None:
         "and Anthropic's prompts (default: auto)",
     )
     estimate.add_argument(
-        "--tokenizer",
-        choices=TOKENIZERS,
-        help="o200k_base (default where toktok is installed), cl100k_base, or chars "
-        "(a calibrated characters-per-token estimate)",
-    )
-    estimate.add_argument(
         "--contamination",
         action="store_true",
         help="also bill the contamination probe (attunebench_inspect/contamination) on the same "
@@ -519,16 +493,54 @@ def _add_estimate(commands: Commands) -> None:
         help="also (or, without --model, only) each mode's input by kind of content: the "
         "prefix shared with an earlier call, and what no earlier call shares",
     )
-    estimate.add_argument(
+    _add_output(estimate)
+    estimate.set_defaults(run=_estimate)
+
+
+def _add_priced_run(command: argparse.ArgumentParser, *, cached: bool) -> None:
+    """The arguments of a command that prices a run: its data, judge, models, prices, tokenizer
+    (`attunebench estimate` and `plan` bill through the same estimate)."""
+    from .estimate import TOKENIZERS
+
+    command.add_argument("--data", default=BUNDLED, help=DATA_HELP)
+    command.add_argument("--codebook", help=CODEBOOK_HELP)
+    command.add_argument(
+        "--judge", action="store_true", help="with a judge role (its calls priced as the model's)"
+    )
+    command.add_argument(
+        "--model", nargs="+", help="model name(s) to bill (needs --price-in and --price-out)"
+    )
+    prices = [("in", "input"), ("out", "output")]
+    if cached:
+        prices.append(
+            ("cached-in", "cached input (default: the provider's documented share of the input)")
+        )
+    for name, what in prices:
+        command.add_argument(
+            f"--price-{name}",
+            type=float,
+            nargs="+",
+            metavar="USD_PER_MTOK",
+            help=f"{what} price in US dollars per million tokens: one for all models, "
+            "or one per model",
+        )
+    command.add_argument(
+        "--tokenizer",
+        choices=TOKENIZERS,
+        help="o200k_base (default where toktok is installed), cl100k_base, or chars "
+        "(a calibrated characters-per-token estimate)",
+    )
+
+
+def _add_output(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
         "--format", choices=("terminal", "json"), default="terminal", help="output format"
     )
-    estimate.add_argument("--output", "-o", help="write the output to this file, not stdout")
-    estimate.set_defaults(run=_estimate)
+    command.add_argument("--output", "-o", help="write the output to this file, not stdout")
 
 
 def _add_plan(commands: Commands) -> None:
     from ..solve.modes import MODES
-    from .estimate import TOKENIZERS
 
     plan = commands.add_parser(
         "plan",
@@ -564,27 +576,8 @@ def _add_plan(commands: Commands) -> None:
     plan.add_argument(
         "--available", type=int, help="conversations the data set has: marks larger plans"
     )
-    plan.add_argument(
-        "--model", nargs="+", help="model name(s) to price (needs --price-in and --price-out)"
-    )
-    for name, what in (("in", "input"), ("out", "output")):
-        plan.add_argument(
-            f"--price-{name}",
-            type=float,
-            nargs="+",
-            metavar="USD_PER_MTOK",
-            help=f"{what} price in US dollars per million tokens: one, or one per model",
-        )
-    plan.add_argument(
-        "--data", help="the conversations priced (default: the bundled set), as the estimate's"
-    )
-    plan.add_argument("--codebook", help="annotation codebook JSON (default: bundled)")
-    plan.add_argument("--judge", action="store_true", help="price a judge's calls too")
-    plan.add_argument("--tokenizer", choices=TOKENIZERS, help="as attunebench estimate's")
-    plan.add_argument(
-        "--format", choices=("terminal", "json"), default="terminal", help="output format"
-    )
-    plan.add_argument("--output", "-o", help="write the output to this file, not stdout")
+    _add_priced_run(plan, cached=False)
+    _add_output(plan)
     plan.set_defaults(run=_plan)
 
 

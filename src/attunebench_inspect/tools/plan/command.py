@@ -83,11 +83,12 @@ def priced(
     mode: str,
     judge: bool,
     tokenizer: str,
-) -> list[PricedRow]:
+) -> tuple[list[PricedRow], int]:
     """Each row with each model's cost: the estimate's bill of the data set in `mode`, per
-    conversation, times the row's conversations and epochs."""
+    conversation, times the row's conversations and epochs; and how many conversations the data
+    set priced has (0 without models: nothing was priced)."""
     if not models:
-        return [PricedRow(r, {}) for r in rows]
+        return [PricedRow(r, {}) for r in rows], 0
     estimates = estimate_modes(data, codebook, [mode_spec(mode).mode], judge, tokenizer)
     per_conversation = {
         bill.model: bill.cost_usd_cache / bill.conversations
@@ -99,7 +100,7 @@ def priced(
             {model: run_cost(r, [_linear(cost)]) for model, cost in per_conversation.items()},
         )
         for r in rows
-    ]
+    ], len(estimates.ids)
 
 
 def _linear(per_conversation: float) -> Callable[[int], float]:
