@@ -13,7 +13,7 @@ from inspect_ai.model import get_model
 from inspect_ai.util import Store
 from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import attunebench
+from attunebench_inspect import attunebench, contamination
 from attunebench_inspect.data.samples import visible_of
 from attunebench_inspect.solve.call_record import CallRecord
 from attunebench_inspect.solve.parse import TOO_DEEP
@@ -196,3 +196,26 @@ def test_a_reply_that_ends_a_sample_is_one_line_and_eval_retry_completes_it(
     assert retried.samples is not None and all(s.error is None for s in retried.samples)
     assert sorted(str(s.id) for s in retried.samples) == sorted(str(s.id) for s in first.samples)
     assert len(list(logs.glob("*.eval"))) == 2
+
+
+def test_a_probe_reply_that_cannot_be_read_ends_its_sample_in_one_line(
+    serve: Callable[[EndpointConfig], Endpoint], small_dataset: Callable[[int], Path]
+) -> None:
+    """The contamination probe's calls go through the same reading of a transport fault: the
+    conversation it hits ends with one line naming the text probed, the other is scored."""
+    endpoint = serve(EndpointConfig(faults_at={1: "empty_body"}, max_seconds=300))
+    data = small_dataset(2)
+    model = get_model(MODEL, base_url=endpoint.base_url, api_key="local", memoize=False)
+    (log,) = eval(
+        contamination(data=str(data)),
+        model=model,
+        display="none",
+        log_dir=str(data.parent / "logs"),
+        max_retries=0,
+    )
+    assert log.status == "error" and log.samples is not None and len(log.samples) == 2
+    (failed,) = [s for s in log.samples if s.error is not None]
+    said = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", failed.error.message).split())
+    assert said.startswith("ProviderReplyError(") and "Traceback" not in said
+    assert re.search(r"(guided|general) call: the provider's reply could not be read \(", said)
+    assert all(s.scores for s in log.samples if s.error is None)

@@ -256,6 +256,7 @@ def contamination(
             scorer=contamination_scorer(),
             headline_metric=CONTAMINATION_HEADLINE,
             version=TASK_VERSION,
+            continue_on_fail=True,
             metadata={
                 **loaded.metadata(),
                 "seed": seed,

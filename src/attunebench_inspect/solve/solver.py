@@ -72,7 +72,7 @@ from .schemas import (
 )
 from .store import JUDGE_ROLE, save_walk
 from .summary import summarise
-from .transport import reply_error, transport_fault
+from .transport import generate_or_say
 
 ReplyCall = Literal["emotion", "binary_hp"]
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
@@ -174,14 +174,10 @@ async def ask(
         text = output.completion
         return parse_answer(text, schema.model) if schema else parse_draft(text)
 
+    where = f"turn {turn}" if turn is not None else ""
+
     async def generate(chat: list[ChatMessage]) -> ModelOutput:
-        try:
-            return await model.generate(chat, config=config)
-        except Exception as ex:
-            fault = transport_fault(ex)
-            if fault is None:
-                raise
-            raise reply_error(fault, call, turn) from ex
+        return await generate_or_say(model, chat, config, call, where)
 
     output = await generate(messages)
     parsed = parse(output)

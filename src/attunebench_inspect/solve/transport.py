@@ -14,6 +14,7 @@ import json
 import anthropic
 import httpx
 import openai
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 
 from .call_record import CallType
 
@@ -66,8 +67,26 @@ def transport_fault(error: BaseException) -> BaseException | None:
     return next((e for e in _causes(error) if _is_fault(e)), None)
 
 
-def reply_error(fault: BaseException, call: CallType, turn: int | None) -> ProviderReplyError:
-    where = f"turn {turn} {call} call" if turn is not None else f"{call} call"
+async def generate_or_say(
+    model: Model,
+    messages: list[ChatMessage],
+    config: GenerateConfig,
+    call: CallType,
+    where: str,
+) -> ModelOutput:
+    """`model.generate`, with a reply that cannot be read said in one line (`reply_error`)."""
+    try:
+        return await model.generate(messages, config=config)
+    except Exception as ex:
+        fault = transport_fault(ex)
+        if fault is None:
+            raise
+        raise reply_error(fault, call, where) from ex
+
+
+def reply_error(fault: BaseException, call: CallType, where: str) -> ProviderReplyError:
+    """`where`: the call's place in the conversation (`turn 3`, an instance), or ""."""
+    where = f"{where} {call} call".lstrip()
     found = (str(fault).splitlines() or [""])[0] or "no message"
     return ProviderReplyError(
         f"{where}: the provider's reply could not be read ({type(fault).__name__}: {found}), "

@@ -21,6 +21,7 @@ from pydantic import Field, TypeAdapter
 
 from ...solve.call_record import ProbeCall
 from ...solve.solver import concurrently
+from ...solve.transport import generate_or_say
 from . import prompts
 from .instances import Instance
 
@@ -73,7 +74,9 @@ def contamination_solver() -> Solver:
 
         async def complete(index: int, name: ProbeCall) -> None:
             instance = instances[index]
-            output = await model.generate(request(instance, name), config=CONFIG)
+            output = await generate_or_say(
+                model, request(instance, name), CONFIG, name, instance.where
+            )
             text = output.completion
             if not text.strip():
                 logger.warning(
