@@ -166,7 +166,9 @@ def test_a_samples_score_list_holds_metrics_and_the_counts_metrics_read(one_run:
     assert log.samples is not None
     scores = log.samples[0].scores or {}
     listed = [k for s in scores.values() if isinstance(s.value, dict) for k in s.value]
-    assert len(listed) == 39  # 57 before task version 3-B: 18 counts are now in metadata
+    # 57 at task version 3-A; 18 counts are now in metadata, and the stability scorer adds the
+    # two a run-level metric reads (pairwise_choices, pairwise_earlier).
+    assert len(listed) == 41
     binary = scores["binary_scorer"]
     assert {"om_tp", "hp_tn"} <= set(binary.value) and "om_n" not in binary.value  # type: ignore[operator]
     assert binary.metadata is not None and {"om_n", "hp_hp_facing_tn"} <= set(binary.metadata)

@@ -303,7 +303,7 @@ def test_self_and_third_party_scores_are_on_the_items_both_label(
         update={"turns": own_turns, "q3_model_fit": codebook.q3_options[-1], "q3_follow_up": []}
     )
     mine, theirs = rescore_pair(
-        own, tied, Walk(None, _hand_records(codebook)), q3_options=codebook.q3_options
+        own, tied, Walk({}, _hand_records(codebook)), q3_options=codebook.q3_options
     )
     assert set(mine) == set(theirs)
     # Preferred: turn 1 leaves B1 (na on our side) and B2 (na on theirs) out: NaN; turn 2
