@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,15 +162,7 @@ def build_report(
             return table
         return _only(table, {i for i, c in table.conversations.items() if selects(c.facts)})
 
-    # Each table reads its run's summaries, then lets them go; a run's stability records go
-    # once its stability is computed (a sweep's would not fit in memory together).
-    tables, perspective, stability = [], [], []
-    for run in filter(is_main_task_run, runs):
-        table = kept(run_table(run))
-        gaps = analyses.perspective_gaps([table], settings)
-        perspective += gaps
-        stability.append(run_stability(run, table, gaps, settings))
-        tables.append(dataclasses.replace(table, records=[]))
+    tables, perspective, stability = _main_task(runs, kept, settings)
     profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
     probes = [r for r in runs if is_contamination_run(r)]
     third_party_found = (
@@ -180,11 +172,6 @@ def build_report(
     )
     metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
     pairs = analyses.distinguishability(tables, settings)
-    counts: dict[str, dict[str, list[int]]] = {}
-    for pair in pairs:
-        tally = counts.setdefault(pair.mode, {}).setdefault(pair.metric, [0, 0])
-        tally[0] += pair.distinguished
-        tally[1] += 1
     leaderboard = analyses.leaderboard(tables, settings, metrics)
     contamination = contamination_rows(
         [(model_label(r.model), r) for r in probes],
@@ -204,20 +191,15 @@ def build_report(
             ),
             *(
                 RunInfo(
-                    c.model,
-                    PROBE_TASK,
-                    run.task,
-                    c.contamination.conversations,
-                    run.location,
-                    version,
+                    c.model, PROBE_TASK, r.task, c.contamination.conversations, r.location, version
                 )
-                for c, run in zip(contamination, probes, strict=True)
+                for c, r in zip(contamination, probes, strict=True)
             ),
         ],
         skipped=skipped,
         leaderboard=leaderboard,
         distinguishability=pairs,
-        distinguished=counts,
+        distinguished=_distinguished(pairs),
         perspective=perspective,
         drift=analyses.turn_drift(tables, settings),
         capability=analyses.capability_split(tables),
@@ -236,6 +218,32 @@ def build_report(
         third_party=third_party_found,
         contamination=contamination,
     )
+
+
+def _main_task(
+    runs: Sequence[Run], kept: Callable[[RunTable], RunTable], settings: analyses.Settings
+) -> tuple[list[RunTable], list[analyses.Gap], list[RunStability]]:
+    """The main task's run tables, perspective gaps and stability, run by run: each table reads
+    its run's summaries, then lets them go, and a run's stability records go once its stability
+    is computed (a sweep's would not fit in memory together)."""
+    tables, perspective, stability = [], [], []
+    for run in filter(is_main_task_run, runs):
+        table = kept(run_table(run))
+        gaps = analyses.perspective_gaps([table], settings)
+        perspective += gaps
+        stability.append(run_stability(run, table, gaps, settings))
+        tables.append(dataclasses.replace(table, records=[]))
+    return tables, perspective, stability
+
+
+def _distinguished(pairs: Sequence[analyses.PairDifference]) -> dict[str, dict[str, list[int]]]:
+    """mode -> metric -> [pairs distinguished, pairs]."""
+    counts: dict[str, dict[str, list[int]]] = {}
+    for pair in pairs:
+        tally = counts.setdefault(pair.mode, {}).setdefault(pair.metric, [0, 0])
+        tally[0] += pair.distinguished
+        tally[1] += 1
+    return counts
 
 
 def _third_party(

@@ -294,7 +294,19 @@ def _stability(report: Report) -> list[Table]:
     runs = report.stability
     if not runs:
         return []
-    position = Table(
+    return [
+        _position(runs),
+        _position_shares(runs),
+        _content(runs),
+        _reruns(runs),
+        *_judge_tables(report),
+        *_rank_tables(report),
+    ]
+
+
+def _position(runs: list[RunStability]) -> Table:
+    """Where the pairwise choices fall: the earlier-shown share and its test."""
+    return Table(
         "Stability: does the answer follow the content? Where the pairwise choices fall",
         ["mode", "model", "choices", "earlier-shown share [95% CI]", "chi-square p", "verdict"],
         [
@@ -311,7 +323,25 @@ def _stability(report: Report) -> list[Table]:
         f"{_sentence(RULES['position_bias'])}. By display position: the next table and the "
         "figures.",
     )
-    content = Table(
+
+
+def _position_shares(runs: list[RunStability]) -> Table:
+    """Each display position's share of the choices."""
+    return Table(
+        "Stability: pairwise choices by display position (95% bootstrap CI over conversations)",
+        ["mode", "model", "position", "share of choices", "expected if blind to position"],
+        [
+            [r.mode, r.model, s.position, _ci(s.share), number(s.expected)]
+            for r in runs
+            for s in r.position_bias.positions
+        ],
+        empty="No pairwise choice in these logs (logs of task version 3-A carry none).",
+    )
+
+
+def _content(runs: list[RunStability]) -> Table:
+    """The same choice in another order, the same answer in another phrasing."""
+    return Table(
         "Stability: does the answer follow the content? The same choice in another order, the "
         "same answer in another phrasing",
         [
@@ -347,18 +377,12 @@ def _stability(report: Report) -> list[Table]:
         "the content does not move with the wording, as a choice that follows the content does "
         "not move with the order.",
     )
-    shares = Table(
-        "Stability: pairwise choices by display position (95% bootstrap CI over conversations)",
-        ["mode", "model", "position", "share of choices", "expected if blind to position"],
-        [
-            [r.mode, r.model, s.position, _ci(s.share), number(s.expected)]
-            for r in runs
-            for s in r.position_bias.positions
-        ],
-        empty="No pairwise choice in these logs (logs of task version 3-A carry none).",
-    )
+
+
+def _reruns(runs: list[RunStability]) -> Table:
+    """Test-retest of the per-conversation Composite, for runs of two or more epochs."""
     several = [r for r in runs if r.epochs >= 2]
-    reruns = Table(
+    return Table(
         "Stability: reruns, test-retest of the per-conversation Composite across epochs",
         [
             "mode",
@@ -387,7 +411,6 @@ def _stability(report: Report) -> list[Table]:
         empty="Every run has one epoch: run with --epochs 2 or more to measure reruns "
         "(docs/stability.md says how many).",
     )
-    return [position, shares, content, reruns, *_judge_tables(report), *_rank_tables(report)]
 
 
 def _read(run: RunStability, verdict: str) -> str:
