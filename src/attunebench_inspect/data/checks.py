@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from .codebook import GENERAL_PAIRWISE, Codebook
 from .panas import affect_totals
 from .problems import DataProblem, shorten
-from .schema import Conversation
+from .schema import Conversation, ConversationWideQuestions, Turn
 
 MAX_MESSAGE_CHARS = 32_000
 """A message or reply longer than this (about 8,000 tokens) is warned of: the real data's are a
@@ -105,7 +106,27 @@ def check_conversation(conv: Conversation, codebook: Codebook, source: str) -> l
             DataProblem(source, turn, field, shorten(found), expected, conv.conversationId)
         )
 
-    cw = conv.conversationWideQuestions
+    _conversation_wide(conv.conversationWideQuestions, codebook, problem)
+    for index, turn in enumerate(conv.turns):
+        number = turn.turnNumber
+        if number != index + 1:
+            problem(
+                number, "turnNumber", number, f"{index + 1} (turns numbered 1, 2, ... in order)"
+            )
+        emotions = Counter(tag.item for tag in turn.moodShiftTags)
+        for emotion, count in emotions.items():
+            if count > 1:
+                problem(number, "moodShiftTags", emotion, "each emotion tagged at most once")
+        _binary(turn, codebook, problem)
+        _pairwise(turn, codebook, problem)
+    return problems
+
+
+Problem = Callable[[int | None, str, object, str], None]
+"""Records one problem: (turn, field, found, expected)."""
+
+
+def _conversation_wide(cw: ConversationWideQuestions, codebook: Codebook, problem: Problem) -> None:
     for field, values, options in (
         ("q1_lookingFor", cw.q1_lookingFor, codebook.q1_options),
         ("q2_emotionClarity", [cw.q2_emotionClarity], codebook.q2_options),
@@ -127,70 +148,62 @@ def check_conversation(conv: Conversation, codebook: Codebook, source: str) -> l
             "each option at most once",
         )
 
-    for index, turn in enumerate(conv.turns):
-        number = turn.turnNumber
-        if number != index + 1:
+
+def _binary(turn: Turn, codebook: Codebook, problem: Problem) -> None:
+    seen: set[str] = set()
+    for j, judgement in enumerate(turn.annotations.binaryJudgements):
+        qid = judgement.questionId
+        if qid not in codebook.binary:
             problem(
-                number, "turnNumber", number, f"{index + 1} (turns numbered 1, 2, ... in order)"
+                turn.turnNumber,
+                f"annotations.binaryJudgements[{j}].questionId",
+                qid,
+                "a binary question ID from the codebook",
             )
-        annotations = turn.annotations
-        emotions = Counter(tag.item for tag in turn.moodShiftTags)
-        for emotion, count in emotions.items():
-            if count > 1:
-                problem(number, "moodShiftTags", emotion, "each emotion tagged at most once")
+        if qid in seen:
+            problem(
+                turn.turnNumber,
+                f"annotations.binaryJudgements[{j}].questionId",
+                qid,
+                "each question judged at most once per turn",
+            )
+        seen.add(qid)
 
-        seen_binary: set[str] = set()
-        for j, judgement in enumerate(annotations.binaryJudgements):
-            qid = judgement.questionId
-            if qid not in codebook.binary:
-                problem(
-                    number,
-                    f"annotations.binaryJudgements[{j}].questionId",
-                    qid,
-                    "a binary question ID from the codebook",
-                )
-            if qid in seen_binary:
-                problem(
-                    number,
-                    f"annotations.binaryJudgements[{j}].questionId",
-                    qid,
-                    "each question judged at most once per turn",
-                )
-            seen_binary.add(qid)
 
-        for j, qid in enumerate(annotations.selectedPairwiseQuestions):
-            if qid not in codebook.pairwise or qid == GENERAL_PAIRWISE:
-                problem(
-                    number,
-                    f"annotations.selectedPairwiseQuestions[{j}]",
-                    qid,
-                    "a PW question ID from the codebook",
-                )
-        seen_pairs: set[tuple[str, frozenset[str]]] = set()
-        for j, comparison in enumerate(annotations.pairwiseComparisons):
-            field = f"annotations.pairwiseComparisons[{j}]"
-            if comparison.questionId not in codebook.pairwise:
-                problem(
-                    number,
-                    f"{field}.questionId",
-                    comparison.questionId,
-                    "'general' or a PW question ID from the codebook",
-                )
-            if comparison.responseA == comparison.responseB:
-                problem(
-                    number,
-                    f"{field}.responseB",
-                    comparison.responseB,
-                    f"a response other than responseA ({comparison.responseA})",
-                )
-                continue
-            key = (comparison.questionId, frozenset((comparison.responseA, comparison.responseB)))
-            if key in seen_pairs:
-                problem(
-                    number,
-                    field,
-                    f"{comparison.questionId} {comparison.responseA}/{comparison.responseB}",
-                    "each pair compared at most once per question",
-                )
-            seen_pairs.add(key)
-    return problems
+def _pairwise(turn: Turn, codebook: Codebook, problem: Problem) -> None:
+    number, annotations = turn.turnNumber, turn.annotations
+    for j, qid in enumerate(annotations.selectedPairwiseQuestions):
+        if qid not in codebook.pairwise or qid == GENERAL_PAIRWISE:
+            problem(
+                number,
+                f"annotations.selectedPairwiseQuestions[{j}]",
+                qid,
+                "a PW question ID from the codebook",
+            )
+    seen: set[tuple[str, frozenset[str]]] = set()
+    for j, comparison in enumerate(annotations.pairwiseComparisons):
+        field = f"annotations.pairwiseComparisons[{j}]"
+        if comparison.questionId not in codebook.pairwise:
+            problem(
+                number,
+                f"{field}.questionId",
+                comparison.questionId,
+                "'general' or a PW question ID from the codebook",
+            )
+        if comparison.responseA == comparison.responseB:
+            problem(
+                number,
+                f"{field}.responseB",
+                comparison.responseB,
+                f"a response other than responseA ({comparison.responseA})",
+            )
+            continue
+        key = (comparison.questionId, frozenset((comparison.responseA, comparison.responseB)))
+        if key in seen:
+            problem(
+                number,
+                field,
+                f"{comparison.questionId} {comparison.responseA}/{comparison.responseB}",
+                "each pair compared at most once per question",
+            )
+        seen.add(key)

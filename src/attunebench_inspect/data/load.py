@@ -228,35 +228,9 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
         for item in _records(entry, raw):
             if isinstance(item, DataProblem):
                 result.problems.append(item)
-                continue
-            result.records += 1
-            result.warnings.extend(_located(item, item.document.warnings))
-            if item.document.problems:
-                result.problems.extend(_located(item, item.document.problems))
-                continue
-            try:
-                conv = Conversation.model_validate(item.raw)
-            except ValidationError as ex:
-                result.problems.extend(_problem_from(item, e) for e in ex.errors())
-                continue
-            result.warnings.extend(conversation_warnings(conv, codebook, item.source))
-            problems = check_conversation(conv, codebook, item.source)
-            first = seen_ids.setdefault(conv.conversationId, item.source)
-            if first != item.source:
-                problems.append(
-                    DataProblem(
-                        item.source,
-                        None,
-                        "conversationId",
-                        conv.conversationId,
-                        f"a unique ID (also used by {first})",
-                        conv.conversationId,
-                    )
-                )
-            if problems:
-                result.problems.extend(problems)
             else:
-                result.conversations.append(LoadedConversation(item.source, conv))
+                result.records += 1
+                _add_record(item, codebook, seen_ids, result)
     if not result.records and not result.problems:
         result.problems.append(
             DataProblem(
@@ -268,6 +242,40 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
             )
         )
     return result
+
+
+def _add_record(
+    item: Record, codebook: Codebook, seen_ids: dict[str, str], result: LoadResult
+) -> None:
+    """One conversation object into `result`: a loaded conversation, or its problems.
+    `seen_ids`: conversation ID -> where it was first read."""
+    result.warnings.extend(_located(item, item.document.warnings))
+    if item.document.problems:
+        result.problems.extend(_located(item, item.document.problems))
+        return
+    try:
+        conv = Conversation.model_validate(item.raw)
+    except ValidationError as ex:
+        result.problems.extend(_problem_from(item, e) for e in ex.errors())
+        return
+    result.warnings.extend(conversation_warnings(conv, codebook, item.source))
+    problems = check_conversation(conv, codebook, item.source)
+    first = seen_ids.setdefault(conv.conversationId, item.source)
+    if first != item.source:
+        problems.append(
+            DataProblem(
+                item.source,
+                None,
+                "conversationId",
+                conv.conversationId,
+                f"a unique ID (also used by {first})",
+                conv.conversationId,
+            )
+        )
+    if problems:
+        result.problems.extend(problems)
+    else:
+        result.conversations.append(LoadedConversation(item.source, conv))
 
 
 def load_conversations(
