@@ -508,7 +508,27 @@ def bill_lines(
 ) -> list[str]:
     """The bill's tables in `attunebench estimate`'s terminal output."""
     judged = "with a judge" if estimates and estimates[0].judge else "without a judge"
-    per_conversation = [
+    run_bills = bills(estimates, models, tokens, plan)
+    sent = f"{judged}; schedule {plan.schedule}, answer format {plan.answer_format}"
+    return [
+        *price_lines(models),
+        "",
+        *_per_conversation_lines(estimates, judged),
+        "",
+        *_usage_lines(run_bills, sent),
+        "",
+        *_cost_lines(run_bills, sent),
+        "",
+        "Context windows (input tokens of the largest call):",
+        *context_lines(context_checks(estimates, [m for m, _ in models], ids)),
+        *(["", *scaled] if (scaled := deposit_lines(run_bills, len(ids))) else []),
+        "",
+        *(line for a in assumptions(tokenizer, estimates) for line in wrapped(a, "- ")),
+    ]
+
+
+def _per_conversation_lines(estimates: list[ModeEstimate], judged: str) -> list[str]:
+    rows = [
         [
             e.mode,
             f"{e.total.calls / e.conversations:.1f}",
@@ -521,8 +541,23 @@ def bill_lines(
         for e in estimates
         if e.conversations
     ]
-    run_bills = bills(estimates, models, tokens, plan)
-    usage = [
+    header = [
+        "mode",
+        "calls",
+        "input tokens",
+        "largest conv.",
+        "largest call",
+        "output (est.)",
+        "shared prefix",
+    ]
+    return [
+        f"Per conversation ({judged}): means, and the largest",
+        *table(header, rows, text_columns=1),
+    ]
+
+
+def _usage_lines(run_bills: Sequence[RunBill], sent: str) -> list[str]:
+    rows = [
         [
             b.model,
             b.mode,
@@ -535,7 +570,21 @@ def bill_lines(
         ]
         for b in run_bills
     ]
-    costs = [
+    header = [
+        "model",
+        "mode",
+        "conv.",
+        "calls",
+        "input tokens",
+        "cache read",
+        "written",
+        "output (est.)",
+    ]
+    return [f"Runs: calls and tokens ({sent})", *table(header, rows, text_columns=2)]
+
+
+def _cost_lines(run_bills: Sequence[RunBill], sent: str) -> list[str]:
+    rows = [
         [
             b.model,
             b.mode,
@@ -547,52 +596,9 @@ def bill_lines(
         ]
         for b in run_bills
     ]
-    sent = f"{judged}; schedule {plan.schedule}, answer format {plan.answer_format}"
+    header = ["model", "mode", "cache", "no cache", "with cache", "batch", "floor"]
     return [
-        *price_lines(models),
-        "",
-        f"Per conversation ({judged}): means, and the largest",
-        *table(
-            [
-                "mode",
-                "calls",
-                "input tokens",
-                "largest conv.",
-                "largest call",
-                "output (est.)",
-                "shared prefix",
-            ],
-            per_conversation,
-            text_columns=1,
-        ),
-        "",
-        f"Runs: calls and tokens ({sent})",
-        *table(
-            [
-                "model",
-                "mode",
-                "conv.",
-                "calls",
-                "input tokens",
-                "cache read",
-                "written",
-                "output (est.)",
-            ],
-            usage,
-            text_columns=2,
-        ),
-        "",
         f"Runs: cost in US dollars ({sent})",
-        *table(
-            ["model", "mode", "cache", "no cache", "with cache", "batch", "floor"],
-            costs,
-            text_columns=3,
-        ),
+        *table(header, rows, text_columns=3),
         *wrapped(FLOOR_NOTE),
-        "",
-        "Context windows (input tokens of the largest call):",
-        *context_lines(context_checks(estimates, [m for m, _ in models], ids)),
-        *(["", *scaled] if (scaled := deposit_lines(run_bills, len(ids))) else []),
-        "",
-        *(line for a in assumptions(tokenizer, estimates) for line in wrapped(a, "- ")),
     ]
