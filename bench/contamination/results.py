@@ -1,0 +1,325 @@
+"""RESULTS.md from a fine-tuning run's records and Inspect logs (finetune.py's results stage).
+
+Every Composite, pillar and interval comes from the suite's own report code: the newest
+successful log of a folder (`report.logs.read_runs`), the per-conversation Composite
+(`report.composite.run_composite`) and pillars (`report.logs.score_values`), and the suite's
+percentile bootstrap over conversations (`report.bootstrap.mean_cis`). The probe's verdict and
+guided-general difference are read from its log header, as its scorer wrote them.
+
+**Inflation** of a variant V over the untuned model U, on the Composite or a pillar:
+
+    (mean over trained-half conversations of V - U) - (mean over held-out ones of V - U)
+
+which is (trained - held-out for V) - (trained - held-out for U): the untuned model's difference
+between the halves (how much easier one half is) is taken out, and, because V and U answer the
+same conversations, the per-conversation difference V - U also removes how hard each
+conversation is. Its interval is a stratified percentile bootstrap over conversations: each
+half's differences are resampled with replacement separately (a two-sample bootstrap, Efron &
+Tibshirani 1993, ch. 8; `scipy.stats.bootstrap` with the two samples unpaired), 95%, seeded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from inspect_ai.log import list_eval_logs, read_eval_log
+from numpy.typing import NDArray
+from scipy import stats
+
+from attunebench_inspect.report.bootstrap import DEFAULT_SEED, Interval, mean_cis
+from attunebench_inspect.report.composite import run_composite
+from attunebench_inspect.report.logs import COMPOSITE_SCORER, Run, read_runs, score_values
+from attunebench_inspect.score.metrics import nanmean
+
+PILLARS = {"emotion_pillar": "E", "evaluation_pillar": "Q", "holistic_pillar": "H"}
+MEASURES = ("composite", *PILLARS)
+NAN = float("nan")
+PROBE_SCORER = "contamination_scorer"
+VERDICTS = {
+    "suspected": "suspected",
+    "not_suspected": "not suspected",
+    "too_few_instances": "too few instances to decide",
+}
+
+
+# --- pure: the inflation and its interval --------------------------------------------------------
+
+
+def inflation(
+    variant: Mapping[str, float],
+    untuned: Mapping[str, float],
+    trained: Sequence[str],
+    held_out: Sequence[str],
+    *,
+    resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """(mean_T(V - U) - mean_H(V - U)) with its stratified percentile bootstrap interval.
+
+    Conversations where either model has no value (NaN) are left out; with fewer than two
+    conversations in a half the interval is NaN (nothing to resample)."""
+
+    def differences(ids: Sequence[str]) -> NDArray[np.float64]:
+        d = np.array([variant.get(c, NAN) - untuned.get(c, NAN) for c in ids], dtype=float)
+        return d[~np.isnan(d)]
+
+    t, h = differences(trained), differences(held_out)
+    n = len(t) + len(h)
+    if not len(t) or not len(h):
+        return Interval(NAN, NAN, NAN, n)
+    estimate = float(t.mean() - h.mean())
+    if len(t) < 2 or len(h) < 2:
+        return Interval(estimate, NAN, NAN, n)
+
+    def statistic(a: NDArray[np.float64], b: NDArray[np.float64], axis: int) -> Any:
+        return a.mean(axis=axis) - b.mean(axis=axis)
+
+    result = stats.bootstrap(
+        (t, h),
+        statistic,
+        paired=False,
+        vectorized=True,
+        n_resamples=resamples,
+        confidence_level=0.95,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    low, high = result.confidence_interval
+    return Interval(estimate, float(low), float(high), n)
+
+
+# --- reading the logs ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MainResult:
+    values: dict[str, dict[str, float]]
+    """Per measure (composite and pillars), per conversation."""
+    intervals: dict[str, Interval]
+    parse_failure: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    verdict: str
+    metrics: dict[str, float]
+    seconds: float
+
+
+def _run(folder: Path) -> Run | None:
+    if not folder.exists():
+        return None
+    runs, _ = read_runs([folder])
+    return runs[0] if runs else None
+
+
+def _seconds(timing: Any) -> float:
+    """A log's wall time, from Inspect's own start and end stamps."""
+    if not stats.started_at or not stats.completed_at:
+        return NAN
+    end, start = (
+        datetime.fromisoformat(stats.completed_at),
+        datetime.fromisoformat(stats.started_at),
+    )
+    return (end - start).total_seconds()
+
+
+def main_result(folder: Path, resamples: int) -> MainResult | None:
+    run = _run(folder)
+    if run is None:
+        return None
+    composite = run_composite(run, resamples=resamples)
+    epochs = score_values(run.scored(), COMPOSITE_SCORER)
+    values: dict[str, dict[str, float]] = {"composite": composite.per_conversation}
+    for pillar in PILLARS:
+        values[pillar] = {
+            c: nanmean([e.get(pillar, NAN) for e in per_epoch]) for c, per_epoch in epochs.items()
+        }
+    ids = sorted(composite.per_conversation)
+    pillar_cis = mean_cis([[values[p][c] for c in ids] for p in PILLARS], resamples=resamples)
+    intervals = {"composite": composite.interval, **dict(zip(PILLARS, pillar_cis, strict=True))}
+    failure = NAN
+    for score in run.header.results.scores if run.header.results else []:
+        if score.name == "parse_failure_rate" and "mean" in score.metrics:
+            failure = float(score.metrics["mean"].value)
+    timing = read_eval_log(run.location, header_only=True).stats
+    return MainResult(values, intervals, failure, _seconds(timing))
+
+
+def probe_result(folder: Path) -> ProbeResult | None:
+    if not folder.exists():
+        return None
+    for info in list_eval_logs(str(folder)):
+        header = read_eval_log(info.name, header_only=True)
+        if header.status != "success" or header.results is None:
+            continue
+        metrics: dict[str, float] = {}
+        for score in header.results.scores:
+            if score.scorer == PROBE_SCORER or score.name == PROBE_SCORER:
+                metrics.update({k: float(m.value) for k, m in score.metrics.items()})
+        verdict = next((VERDICTS[k] for k in VERDICTS if metrics.get(k) == 1.0), "no verdict")
+        return ProbeResult(verdict, metrics, _seconds(header.stats))
+    return None
+
+
+# --- the page ------------------------------------------------------------------------------------
+
+
+def _f(value: float, digits: int = 2) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _ci(interval: Interval, digits: int = 2) -> str:
+    if math.isnan(interval.estimate):
+        return "-"
+    if math.isnan(interval.low):
+        return f"{interval.estimate:.{digits}f} (no CI: n={interval.n})"
+    return interval.show(digits)
+
+
+def _minutes(seconds: float) -> str:
+    return "-" if math.isnan(seconds) else f"{seconds / 60:.1f} min"
+
+
+def _json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
+    from finetune import HALVES, MODELS, log_dir, model_dir
+
+    split = _json(out / "split.json")
+    hardware = _json(out / "hardware.json")
+    load = ", ".join(_f(x, 1) for x in hardware.get("load_average_at_start", []))
+    lines = [
+        "# A real model that has read the published conversations: results",
+        "",
+        "Written by `bench/contamination/finetune.py` (its results stage) from the records and",
+        f"Inspect logs under `{out.name}/`. The data are the bundled **synthetic** conversations.",
+        "",
+        f"- Hardware: {hardware.get('cpu', '?')}, {hardware.get('cores', '?')} cores "
+        f"(shared with other work: load average {load} when the run started), no GPU.",
+        f"- Split (seed {split.get('seed')}): {split.get('rule')}. {split.get('used')} of "
+        f"{split.get('conversations')} conversations used.",
+        f"  - trained: {', '.join(split.get('trained', []))}",
+        f"  - held out: {', '.join(split.get('held_out', []))}",
+        "",
+        "## Training and memorisation",
+        "",
+        "Loss: mean negative log-likelihood per token (nats) of each half's published texts, laid "
+        "out as the `text` variant lays them (first "
+        "windows of each document: `nll_windows_per_document` x block tokens).",
+        "",
+        "| model | tokens trained on | epochs | lr | steps | training time | final epoch loss "
+        "| loss, trained half | loss, held-out half |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in MODELS:
+        r = _json(model_dir(out, model) / "train.json")
+        if not r:
+            lines.append(f"| {model} | not trained yet | | | | | | | |")
+            continue
+        nll = r.get("nll", {})
+        lines.append(
+            f"| {model} | {r.get('documents_tokens', 0)} | {r.get('epochs', 0)} | "
+            f"{r.get('learning_rate', '-')} | {r.get('steps', 0)} | "
+            f"{_minutes(r.get('train_seconds', NAN))} | "
+            f"{_f((r.get('epoch_loss') or [NAN])[-1], 3)} | {_f(nll.get('trained', NAN), 3)} | "
+            f"{_f(nll.get('held_out', NAN), 3)} |"
+        )
+
+    lines += [
+        "",
+        "## The contamination probe",
+        "",
+        "| model | half | verdict | guided ROUGE-L | general ROUGE-L | guided - general [95% CI] "
+        "| p | exact | near-exact | instances | wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in MODELS:
+        for half in HALVES:
+            p = probe_result(log_dir(out, model, half, "probe"))
+            if p is None:
+                lines.append(f"| {model} | {half} | not run | | | | | | | | |")
+                continue
+            m = p.metrics
+            diff = Interval(
+                m.get("difference", NAN),
+                m.get("difference_ci_low", NAN),
+                m.get("difference_ci_high", NAN),
+                int(m.get("instances", 0)),
+            )
+            lines.append(
+                f"| {model} | {half} | **{p.verdict}** | {_f(m.get('guided_rouge_l', NAN), 3)} | "
+                f"{_f(m.get('general_rouge_l', NAN), 3)} | {_ci(diff, 3)} | "
+                f"{_f(m.get('p_value', NAN), 3)} | {_f(m.get('exact', NAN), 0)} | "
+                f"{_f(m.get('near_exact', NAN), 0)} | {_f(m.get('instances', NAN), 0)} | "
+                f"{_minutes(p.seconds)} |"
+            )
+
+    results: dict[tuple[str, str], MainResult] = {}
+    lines += [
+        "",
+        "## The main task (default mode)",
+        "",
+        "Composite (0-100) and pillars (0-1), mean over conversations with the suite's 95% "
+        "percentile bootstrap interval.",
+        "",
+        "| model | half | conversations | Composite | E | Q | H | parse failures | wall time |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in MODELS:
+        for half in HALVES:
+            r = main_result(log_dir(out, model, half, "main"), resamples)
+            if r is None:
+                lines.append(f"| {model} | {half} | not run | | | | | | |")
+                continue
+            results[model, half] = r
+            lines.append(
+                f"| {model} | {half} | {r.intervals['composite'].n} | "
+                f"{_ci(r.intervals['composite'])} | "
+                + " | ".join(_ci(r.intervals[p], 3) for p in PILLARS)
+                + f" | {_f(r.parse_failure, 3)} | {_minutes(r.seconds)} |"
+            )
+
+    lines += [
+        "",
+        "## Inflation",
+        "",
+        "(trained - held-out for the variant) - (trained - held-out for the untuned model), per "
+        "conversation paired with the untuned model; 95% stratified bootstrap interval "
+        "(results.py says how).",
+        "",
+        "| variant | Composite | E | Q | H |",
+        "|---|---|---|---|---|",
+    ]
+    for variant in MODELS[1:]:
+        needed = [(m, h) for m in ("untuned", variant) for h in HALVES]
+        if not all(k in results for k in needed):
+            lines.append(f"| {variant} | not run | | | |")
+            continue
+        cells = []
+        for measure in MEASURES:
+            merged_v = {**results[variant, "trained"].values[measure]}
+            merged_v.update(results[variant, "held_out"].values[measure])
+            merged_u = {**results["untuned", "trained"].values[measure]}
+            merged_u.update(results["untuned", "held_out"].values[measure])
+            interval = inflation(
+                merged_v,
+                merged_u,
+                list(results[variant, "trained"].values[measure]),
+                list(results[variant, "held_out"].values[measure]),
+                resamples=resamples,
+            )
+            cells.append(_ci(interval, 2 if measure == "composite" else 3))
+        lines.append(f"| {variant} | " + " | ".join(cells) + " |")
+
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
