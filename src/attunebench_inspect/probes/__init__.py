@@ -1,0 +1,1 @@
+"""Validity instruments that run beside the benchmark (DESIGN.md, "Validity instruments")."""

@@ -1,0 +1,153 @@
+"""How much of the unseen rest of a text a completion reproduces: ROUGE-L, exact and near-exact.
+
+**ROUGE-L** (Lin 2004, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL workshop
+Text Summarization Branches Out) is the F-measure of the longest common subsequence of words,
+computed by Google's `rouge-score` package (the maintained re-implementation of ROUGE-1.5.5), as
+Golchin & Surdeanu score the first heuristic (their code loads Hugging Face `evaluate`'s "rouge",
+which wraps `rouge-score`; F-measure, no stemming). It is computed against the **reference only**
+(the words after the segment), never against the whole text, so text the model was shown cannot
+count as recalled.
+
+**Normalisation** (one rule for every comparison): Unicode NFKC, case folded, words are runs of
+Unicode word characters (`\\w+`); punctuation and spacing are ignored. This is `rouge-score`'s
+own default (lower case, non-alphanumerics dropped) extended to non-ASCII letters, which its
+default tokenizer deletes.
+
+**An echo is not a recall.** A completion that opens by repeating what it was shown (the whole
+segment, or a run of at least `ECHO_MIN_WORDS` = 4 of its words in order), or with a
+"FIRST PIECE"/"SECOND PIECE" label, has that opening removed before anything is scored; what is
+left is compared with the reference. A completion that only echoes therefore scores 0. Removing
+a true continuation that happens to repeat 4 words of the segment can only lower the overlap.
+
+**Exact and near-exact.** Golchin & Surdeanu's second heuristic has GPT-4 judge each guided
+completion with a few-shot prompt: "exact match", or "near-exact match", which must "PRECISELY
+match the reference ... in terms of sentence structure, overlap, and contextual similarity"
+(src/prompts/icl_evaluation.py). No model judges here (the probe must run offline and judge
+every model alike), so both are mechanical rules, fixed before any measurement:
+
+- **exact**: the normalised completion equals the normalised reference, word for word.
+- **near-exact**: not exact, and the ROUGE-L F-measure between the reference and the completion's
+  first as many words as the reference has is at least `NEAR_EXACT_ROUGE_L` = 0.75. In-order word
+  overlap is what "sentence structure, overlap" asks for. Cutting the completion at the
+  reference's length follows the paper's own few-shot example 2, where a candidate that
+  reproduces the reference and goes on is a near-exact match. The threshold 0.75 is the one
+  Ippolito et al. use for "approximate memorization" (BLEU >= 0.75 between a generation and the
+  true continuation; "Preventing Generation of Verbatim Memorization in Language Models Gives a
+  False Sense of Privacy", INLG 2023). Departure: a paraphrase with little word overlap (the
+  paper's examples 3 and 4) is not a near-exact match here; a model that recalls only the sense
+  of a text is not flagged by this heuristic.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from rouge_score import rouge_scorer
+from rouge_score.tokenizers import Tokenizer
+
+NEAR_EXACT_ROUGE_L = 0.75
+"""A near-exact match reads at least this ROUGE-L over the reference's length."""
+ECHO_MIN_WORDS = 4
+"""An opening run of at least this many of the segment's words, in order, is an echo."""
+
+Match = Literal["exact", "near_exact", "none"]
+_WORDS = re.compile(r"\w+")
+_LABELS = (("first", "piece"), ("second", "piece"))
+
+
+def words(text: str) -> list[str]:
+    """The normalised words of a text: NFKC, case folded, runs of word characters."""
+    return _WORDS.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+class _Words(Tokenizer):  # type: ignore[misc]  # rouge-score ships no type information
+    """`words` as rouge-score's tokenizer, for a text already reduced to normalised words."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.split()
+
+
+@cache
+def _scorer() -> rouge_scorer.RougeScorer:
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_Words())
+
+
+def rouge_l_words(reference: list[str], candidate: list[str]) -> float:
+    """ROUGE-L F-measure of two normalised word lists (0 when either is empty)."""
+    if not reference or not candidate:
+        return 0.0
+    score = _scorer().score(" ".join(reference), " ".join(candidate))["rougeL"]
+    return float(score.fmeasure)
+
+
+def rouge_l(reference: str, completion: str) -> float:
+    """ROUGE-L F-measure of two texts after normalisation."""
+    return rouge_l_words(words(reference), words(completion))
+
+
+def _echo_length(segment: list[str], completion: list[str]) -> int:
+    """How many opening words of the completion repeat a run of the segment, in order."""
+    best = 0
+    for start, word in enumerate(segment):
+        if completion and word == completion[0]:
+            length = 1
+            while (
+                start + length < len(segment)
+                and length < len(completion)
+                and segment[start + length] == completion[length]
+            ):
+                length += 1
+            best = max(best, length)
+    return best
+
+
+def strip_echo(segment: str, completion: str) -> tuple[list[str], int]:
+    """The completion's normalised words with any opening echo of the segment (and any
+    FIRST/SECOND PIECE label) removed, and how many words were removed."""
+    shown = words(segment)
+    left = words(completion)
+    removed = 0
+    while left:
+        if tuple(left[:2]) in _LABELS:
+            cut = 2
+        else:
+            cut = _echo_length(shown, left)
+            if cut == 0 or cut < min(ECHO_MIN_WORDS, len(shown)):
+                break
+        left = left[cut:]
+        removed += cut
+    return left, removed
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """One completion against its reference."""
+
+    rouge_l: float
+    """ROUGE-L F-measure of the whole completion, echo removed, against the reference."""
+    match: Match
+    echoed: int
+    """Opening words removed as an echo of the segment or a label."""
+    empty: bool
+    """The model returned no text at all."""
+
+
+def overlap(segment: str, reference: str, completion: str) -> Overlap:
+    """Score a completion of `segment` against `reference`, the unseen rest of the text."""
+    left, echoed = strip_echo(segment, completion)
+    target = words(reference)
+    match: Match = "none"
+    if target and left == target:
+        match = "exact"
+    elif rouge_l_words(target, left[: len(target)]) >= NEAR_EXACT_ROUGE_L:
+        match = "near_exact"
+    return Overlap(
+        rouge_l=rouge_l_words(target, left),
+        match=match,
+        echoed=echoed,
+        empty=not completion.strip(),
+    )

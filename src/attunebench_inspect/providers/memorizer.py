@@ -1,0 +1,235 @@
+"""Test instruments for the contamination probe: offline models whose behaviour is planted.
+
+Registered with Inspect as the `memorizer` provider. These are not baselines and their scores mean
+nothing; they exist to prove that the probe (probes/contamination/) flags what it should and
+spares what it should (DESIGN.md, "Validity instruments"):
+
+- `memorizer/recall`, the **planted positive**: it has read the data set under test (`-M data=PATH`,
+  default the bundled set; `-M codebook=PATH` to read it with another codebook). When a prompt
+  names the data set ("AttuneBench", the probe's guided instruction) and shows the opening of a
+  text it has read, it returns the true rest of that text for a share of the texts (`-M
+  share=0.2`, chosen per text from `-M seed=N`); `-M fidelity=F` (default 1.0) replaces each
+  recalled word with a filler word with probability 1 - F, for partial recall. Otherwise it
+  behaves like a generic model: a plausible, unrelated continuation, drawn from the seed and the
+  prompt.
+- `memorizer/echo`, a **planted negative**: it repeats the segment it was shown.
+- `memorizer/paraphrase`, a **planted negative**: it repeats the segment lightly reworded.
+
+The other negatives are the suite's baselines, `attunebench/random` and `attunebench/majority`,
+which answer a call without a response schema with one of a few fixed drafts.
+
+Any call with a response schema (the main task's) is answered with the majority baseline's
+answer, so the main task runs on these models too, for demonstrations of a report. Every output
+carries `usage` (offline Inspect would otherwise download a tokenizer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from .._bundled import bundled_conversations_dir
+from ..baselines.providers import majority_fill
+from ..data.codebook import load_codebook
+from ..data.load import read_conversations
+from ..data.split import split
+from ..probes.contamination.prompts import DATASET, shown_segment
+
+PROVIDER = "memorizer"
+MODELS = ("recall", "echo", "paraphrase")
+_PARAMETERS = ("share", "fidelity", "seed", "data", "codebook")
+
+_GENERIC = (
+    "I keep going back and forth on it and I am not sure what to do next.",
+    "It has been a long week and I think I just need some time to sort through it.",
+    "Maybe talking it through with someone would help me see it more clearly.",
+    "I know it will probably work out, but right now it feels like a lot.",
+    "Thanks for listening, it helps to put it into words.",
+    "I should probably take a step back before I decide anything.",
+    "Part of me wants to move on and part of me wants to stay where I am.",
+    "Any ideas on how to start would be really welcome.",
+    "It is hard to explain, but it has been on my mind every day.",
+    "That makes sense, and I will try to keep it in mind.",
+)
+_FILLERS = ("thing", "really", "maybe", "something", "kind", "okay", "stuff", "well")
+_REWORDED = {
+    "i": "I",
+    "i'm": "I am",
+    "im": "I am",
+    "don't": "do not",
+    "can't": "cannot",
+    "it's": "it is",
+    "really": "truly",
+    "feel": "sense",
+    "feels": "seems",
+    "think": "believe",
+    "want": "would like",
+    "wants": "would like",
+    "just": "simply",
+    "so": "therefore",
+    "but": "yet",
+    "lot": "great deal",
+    "know": "realise",
+    "get": "obtain",
+    "like": "such as",
+    "very": "quite",
+}
+_TOKEN = re.compile(r"\S+")
+
+
+def _tokens(text: str) -> int:
+    # The baselines' 4-characters-per-token estimate: offline, no tokenizer download.
+    return max(1, len(text) // 4)
+
+
+def _unit(*parts: object) -> float:
+    """A number in [0, 1) fixed by `parts`."""
+    digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).hexdigest()
+    return int(digest[:15], 16) / 16**15
+
+
+def _rng(*parts: object) -> random.Random:
+    return random.Random(hashlib.sha256("/".join(str(p) for p in parts).encode()).hexdigest())
+
+
+def paraphrase(text: str) -> str:
+    """The text with common words swapped for near-synonyms: a light rewording."""
+
+    def swap(word: str) -> str:
+        core = word.strip(".,!?;:\"'()").casefold()
+        return word.casefold().replace(core, _REWORDED[core]) if core in _REWORDED else word
+
+    return " ".join(swap(w) for w in _TOKEN.findall(text))
+
+
+def read_texts(data: str | None, codebook: str | None) -> list[str]:
+    """The probe's texts of a data set as the model reads them: each turn's participant message
+    and edited reply, from the visible part of every valid conversation."""
+    path = Path(data) if data is not None else bundled_conversations_dir()
+    result = read_conversations(path, load_codebook(codebook))
+    if not result.conversations:
+        raise ValueError(
+            f"-M data={path}: no valid conversation to read ({len(result.problems)} problem(s); "
+            f"`attunebench validate {path}` lists them)"
+        )
+    texts: list[str] = []
+    for loaded in result.conversations:
+        for turn in split(loaded.conversation)[0].turns:
+            texts.extend((turn.user_message, turn.human_response))
+    return texts
+
+
+def _fraction(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"-M {name} must be a number from 0 to 1; got {value!r}")
+    return float(value)
+
+
+class MemorizerAPI(ModelAPI):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008 (ModelAPI's own signature)
+        share: float = 0.2,
+        fidelity: float = 1.0,
+        seed: int = 0,
+        data: str | None = None,
+        codebook: str | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_name not in MODELS:
+            raise ValueError(
+                f"unknown test model '{PROVIDER}/{model_name}'; "
+                f"use one of: {', '.join(f'{PROVIDER}/{m}' for m in MODELS)}"
+            )
+        if model_args:
+            raise ValueError(
+                f"unknown -M argument(s) for {PROVIDER}/{model_name}: "
+                f"{', '.join(sorted(model_args))}; the arguments are {', '.join(_PARAMETERS)}"
+            )
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"-M seed must be an integer; got {seed!r}")
+        for name, value in (("data", data), ("codebook", codebook)):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"-M {name} must be a path; got {value!r}")
+        self.share = _fraction("share", share)
+        self.fidelity = _fraction("fidelity", fidelity)
+        self.seed = seed
+        self.texts = read_texts(data, codebook) if model_name == "recall" else []
+
+    def _recalled(self, segment: str) -> str | None:
+        """The rest of a text read that opens with `segment`, if it is one this model recalls."""
+        for text in self.texts:
+            if text.startswith(segment) and _unit(self.seed, "recall", text) < self.share:
+                rest = _TOKEN.findall(text[len(segment) :])
+                rng = _rng(self.seed, "fidelity", text)
+                return " ".join(
+                    w if rng.random() < self.fidelity else rng.choice(_FILLERS) for w in rest
+                )
+        return None
+
+    def complete(self, prompt: str) -> str:
+        """The text this model answers `prompt` with (a call without a response schema)."""
+        segment = shown_segment(prompt)
+        if self.model_name == "echo":
+            return segment if segment is not None else prompt
+        if self.model_name == "paraphrase":
+            return paraphrase(segment if segment is not None else prompt)
+        if segment is not None and DATASET in prompt:
+            recalled = self._recalled(segment)
+            if recalled is not None:
+                return recalled
+        rng = _rng(self.seed, "generic", prompt)
+        return " ".join(rng.sample(_GENERIC, 2))
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        schema = config.response_schema
+        content = (
+            json.dumps(majority_fill(schema.json_schema))
+            if schema
+            else self.complete("\n".join(m.text for m in input))
+        )
+        output = ModelOutput.from_content(model=f"{PROVIDER}/{self.model_name}", content=content)
+        input_tokens = sum(_tokens(m.text) for m in input)
+        output_tokens = _tokens(content)
+        output.usage = ModelUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+        )
+        return output
+
+    async def count_text_tokens(self, text: str) -> int:
+        return _tokens(text)
+
+    def max_connections(self) -> int:
+        # Answers are computed locally in microseconds.
+        return 256
+
+
+@modelapi(name=PROVIDER)
+def memorizer() -> type[ModelAPI]:
+    return MemorizerAPI
