@@ -8,10 +8,11 @@
 #                                          # convert_hf_to_gguf.py and gguf-py); print the folder
 #   scripts/llama-server.sh smollm2        # install SmolLM2-135M-Instruct's GGUF if absent; print it
 #   scripts/llama-server.sh serve GGUF CMD [ARG...]
-#       serve GGUF on 127.0.0.1:$PORT with $SLOTS slots and $CTX context as the model
-#       openai-api/llamacpp/<GGUF's name without .gguf>, run CMD with LLAMACPP_BASE_URL and
-#       LLAMACPP_API_KEY set (what Inspect's openai-api provider reads), and always stop the
-#       server (on failure and Ctrl-C too); exit with CMD's status.
+#       serve GGUF on 127.0.0.1:$PORT with $SLOTS slots, $CTX context and $THREADS threads
+#       (llama-server's default if unset) as the model openai-api/llamacpp/<GGUF's name>,
+#       run CMD with LLAMACPP_BASE_URL and LLAMACPP_API_KEY set (what Inspect's openai-api
+#       provider reads), and always stop the server (on failure and Ctrl-C too); exit with
+#       CMD's status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,7 @@ SMOLLM2=${SMOLLM2:-0.1.2}
 PORT=${PORT:-8088}
 SLOTS=${SLOTS:-2}
 CTX=${CTX:-16384}
+THREADS=${THREADS:-}  # llama-server's -t; its own default when empty
 SERVER="$LOCAL/llama/bin/llama-server"
 SOURCE="$LOCAL/src/llama_cpp_python-$LLAMA_CPP_PYTHON/vendor/llama.cpp"
 
@@ -77,7 +79,7 @@ serve() {
   server_log="$LOCAL/llama-server-$PORT.log"
   log "serving $name on 127.0.0.1:$PORT"
   "$SERVER" -m "$gguf" --host 127.0.0.1 --port "$PORT" -np "$SLOTS" -c "$CTX" \
-    --no-webui > "$server_log" 2>&1 &
+    ${THREADS:+-t "$THREADS"} --no-webui > "$server_log" 2>&1 &
   SERVER_PID=$!
   stop_server() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }
   trap stop_server EXIT INT TERM

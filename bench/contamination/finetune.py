@@ -50,6 +50,7 @@ STAGES = ("prepare", "train", "convert", "evaluate", "results")
 UNTUNED = "untuned"
 MODELS = (UNTUNED, *VARIANTS)
 TASKS = {"probe": "attunebench_inspect/contamination", "main": "attunebench_inspect/default"}
+PROBE_FILE_TASK = f"{HERE / 'probe_task.py'}@contamination"
 NLL_WINDOWS = 2
 """Memorisation is read on each document's first NLL_WINDOWS windows of --block tokens (the
 first 1,024 tokens at the defaults): forward passes over whole documents of three models cost
@@ -282,7 +283,7 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
     commands = []
     for half in HALVES:
         for task in args.tasks:
-            name = TASKS[task]
+            name = probe_task() if task == "probe" else TASKS[task]
             per_half = args.probe_per_half if task == "probe" else args.per_half
             command = [
                 inspect,
@@ -309,6 +310,13 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
     return commands
 
 
+def probe_task() -> str:
+    """The probe's registered name, or its file task where the package does not register it."""
+    import attunebench_inspect._registry as registry
+
+    return TASKS["probe"] if hasattr(registry, "contamination") else PROBE_FILE_TASK
+
+
 def finished(folder: Path) -> bool:
     from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -320,7 +328,13 @@ def finished(folder: Path) -> bool:
 
 def evaluate_stage(args: argparse.Namespace) -> None:
     split = split_of(args.out)
-    env = {**os.environ, "PORT": str(args.port), "SLOTS": str(args.slots), "CTX": str(args.ctx)}
+    env = {
+        **os.environ,
+        "PORT": str(args.port),
+        "SLOTS": str(args.slots),
+        "CTX": str(args.ctx),
+        "THREADS": str(args.server_threads),
+    }
     for model in args.models:
         todo = [
             shlex.join(c)
@@ -330,16 +344,12 @@ def evaluate_stage(args: argparse.Namespace) -> None:
         if not todo:
             say(f"evaluate: {model} already done")
             continue
-        write_record(
-            model_dir(args.out, model) / "evaluate.json",
-            {
-                "slots": args.slots,
-                "context": args.ctx,
-                "max_tokens": args.max_tokens,
-                "main_ids": {h: list(split.evaluated(h, args.per_half)) for h in HALVES},
-                "probe_ids": {h: list(split.evaluated(h, args.probe_per_half)) for h in HALVES},
-            },
-        )
+        # How each task was served (the logs hold what Inspect was told).
+        for task in args.tasks:
+            write_record(
+                model_dir(args.out, model) / f"serve-{task}.json",
+                {"slots": args.slots, "context": args.ctx, "threads": args.server_threads},
+            )
         say(f"evaluate: {model}: {len(todo)} run(s)")
         run_llama(
             "serve", str(gguf_path(args.out, model)), "bash", "-c", " && ".join(todo), env=env
@@ -381,6 +391,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--ctx", type=int, default=32768, help="llama-server context, all slots")
     p.add_argument("--port", type=int, default=8091)
     p.add_argument(
+        "--server-threads",
+        type=int,
+        default=1,
+        help="llama-server threads (on a shared CPU, one thread never waits for a descheduled "
+        "sibling)",
+    )
+    p.add_argument(
         "--full",
         action="store_true",
         help="the full design: every conversation of both halves in both tasks, 512 tokens",
@@ -420,7 +437,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "convert": convert_stage,
         "evaluate": evaluate_stage,
     }
-    say(shlex.join([Path(sys.argv[0]).name, *(argv or sys.argv[1:])]))
+    command = shlex.join(["bench/contamination/finetune.py", *(argv or sys.argv[1:])])
+    say(command)
+    with (args.out / "commands.txt").open("a", encoding="utf-8") as log:
+        log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {command}\n")
     for stage in args.stages:
         say(f"stage {stage}")
         if stage == "results":

@@ -193,6 +193,18 @@ def _json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
+def _commands(out: Path) -> list[str]:
+    path = out / "commands.txt"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def _served(out: Path, model: str, task: str) -> str:
+    from finetune import model_dir
+
+    s = _json(model_dir(out, model) / f"serve-{task}.json")
+    return f"{s['slots']} slots, {s['threads']} thread(s)" if s else "-"
+
+
 def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
     from finetune import HALVES, MODELS, log_dir, model_dir
 
@@ -205,20 +217,26 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
         "Written by `bench/contamination/finetune.py` (its results stage) from the records and",
         f"Inspect logs under `{out.name}/`. The data are the bundled **synthetic** conversations.",
         "",
-        f"- Hardware: {hardware.get('cpu', '?')}, {hardware.get('cores', '?')} cores "
-        f"(shared with other work: load average {load} when the run started), no GPU.",
+        f"- Hardware: {hardware.get('cpu', '?')}, {hardware.get('cores', '?')} cores, no GPU, "
+        f"shared with other work (load average {load} when the run started); every time below "
+        "is wall time on that shared CPU.",
         f"- Split (seed {split.get('seed')}): {split.get('rule')}. {split.get('used')} of "
         f"{split.get('conversations')} conversations used.",
         f"  - trained: {', '.join(split.get('trained', []))}",
         f"  - held out: {', '.join(split.get('held_out', []))}",
+        "- Commands, in the order they ran (each stage skips what is already there):",
+        "",
+        "```",
+        *_commands(out),
+        "```",
         "",
         "## Training and memorisation",
         "",
         "Loss: mean negative log-likelihood per token (nats) of each half's published texts, laid "
-        "out as the `text` variant lays them (first "
-        "windows of each document: `nll_windows_per_document` x block tokens).",
+        "out as the `text` variant lays them, over the first windows of each document "
+        "(`nll_windows_per_document` x block tokens, in `models/*/train.json`).",
         "",
-        "| model | tokens trained on | epochs | lr | steps | training time | final epoch loss "
+        "| model | tokens trained on | epochs | lr | steps | training time | loss per epoch "
         "| loss, trained half | loss, held-out half |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -228,27 +246,31 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
             lines.append(f"| {model} | not trained yet | | | | | | | |")
             continue
         nll = r.get("nll", {})
+        epochs = ", ".join(_f(x, 3) for x in r.get("epoch_loss", [])) or "-"
         lines.append(
             f"| {model} | {r.get('documents_tokens', 0)} | {r.get('epochs', 0)} | "
             f"{r.get('learning_rate', '-')} | {r.get('steps', 0)} | "
-            f"{_minutes(r.get('train_seconds', NAN))} | "
-            f"{_f((r.get('epoch_loss') or [NAN])[-1], 3)} | {_f(nll.get('trained', NAN), 3)} | "
-            f"{_f(nll.get('held_out', NAN), 3)} |"
+            f"{_minutes(r.get('train_seconds', NAN))} | {epochs} | "
+            f"{_f(nll.get('trained', NAN), 3)} | {_f(nll.get('held_out', NAN), 3)} |"
         )
 
     lines += [
         "",
         "## The contamination probe",
         "",
+        "Verdict and figures as the probe's scorer wrote them in each log's header (ROUGE-L "
+        "guided - general with its 95% bootstrap interval over instances; p of the one-sided "
+        "paired permutation test; exact and near-exact guided completions).",
+        "",
         "| model | half | verdict | guided ROUGE-L | general ROUGE-L | guided - general [95% CI] "
-        "| p | exact | near-exact | instances | wall time |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p | exact | near-exact | instances | served | wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model in MODELS:
         for half in HALVES:
             p = probe_result(log_dir(out, model, half, "probe"))
             if p is None:
-                lines.append(f"| {model} | {half} | not run | | | | | | | | |")
+                lines.append(f"| {model} | {half} | not run | | | | | | | | | |")
                 continue
             m = p.metrics
             diff = Interval(
@@ -262,7 +284,7 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
                 f"{_f(m.get('general_rouge_l', NAN), 3)} | {_ci(diff, 3)} | "
                 f"{_f(m.get('p_value', NAN), 3)} | {_f(m.get('exact', NAN), 0)} | "
                 f"{_f(m.get('near_exact', NAN), 0)} | {_f(m.get('instances', NAN), 0)} | "
-                f"{_minutes(p.seconds)} |"
+                f"{_served(out, model, 'probe')} | {_minutes(p.seconds)} |"
             )
 
     results: dict[tuple[str, str], MainResult] = {}
@@ -270,24 +292,26 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
         "",
         "## The main task (default mode)",
         "",
-        "Composite (0-100) and pillars (0-1), mean over conversations with the suite's 95% "
-        "percentile bootstrap interval.",
+        "Composite (0-100) and pillars (0-1): mean over conversations with the suite's 95% "
+        "percentile bootstrap interval (`report.composite.run_composite`, `report.bootstrap`).",
         "",
-        "| model | half | conversations | Composite | E | Q | H | parse failures | wall time |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | half | conversations | Composite | E | Q | H | parse failures | served "
+        "| wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model in MODELS:
         for half in HALVES:
             r = main_result(log_dir(out, model, half, "main"), resamples)
             if r is None:
-                lines.append(f"| {model} | {half} | not run | | | | | | |")
+                lines.append(f"| {model} | {half} | not run | | | | | | | |")
                 continue
             results[model, half] = r
             lines.append(
                 f"| {model} | {half} | {r.intervals['composite'].n} | "
                 f"{_ci(r.intervals['composite'])} | "
                 + " | ".join(_ci(r.intervals[p], 3) for p in PILLARS)
-                + f" | {_f(r.parse_failure, 3)} | {_minutes(r.seconds)} |"
+                + f" | {_f(r.parse_failure, 3)} | {_served(out, model, 'main')} | "
+                f"{_minutes(r.seconds)} |"
             )
 
     lines += [
@@ -295,26 +319,26 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
         "## Inflation",
         "",
         "(trained - held-out for the variant) - (trained - held-out for the untuned model), per "
-        "conversation paired with the untuned model; 95% stratified bootstrap interval "
-        "(results.py says how).",
+        "conversation paired with the untuned model, on the conversations both ran; 95% "
+        "stratified bootstrap interval (results.py says how; none with one conversation in a "
+        "half).",
         "",
         "| variant | Composite | E | Q | H |",
         "|---|---|---|---|---|",
     ]
     for variant in MODELS[1:]:
-        needed = [(m, h) for m in ("untuned", variant) for h in HALVES]
-        if not all(k in results for k in needed):
+        if not all((m, h) in results for m in (MODELS[0], variant) for h in HALVES):
             lines.append(f"| {variant} | not run | | | |")
             continue
         cells = []
         for measure in MEASURES:
-            merged_v = {**results[variant, "trained"].values[measure]}
-            merged_v.update(results[variant, "held_out"].values[measure])
-            merged_u = {**results["untuned", "trained"].values[measure]}
-            merged_u.update(results["untuned", "held_out"].values[measure])
+
+            def merged(model: str, measure: str = measure) -> dict[str, float]:
+                return {k: v for h in HALVES for k, v in results[model, h].values[measure].items()}
+
             interval = inflation(
-                merged_v,
-                merged_u,
+                merged(variant),
+                merged(MODELS[0]),
                 list(results[variant, "trained"].values[measure]),
                 list(results[variant, "held_out"].values[measure]),
                 resamples=resamples,
