@@ -382,13 +382,15 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--block", type=int, default=512, help="tokens per training window")
     p.add_argument("--threads", type=int, default=2, help="torch threads for training")
     p.add_argument("--outtype", default="f16", choices=("f16", "q8_0", "f32"))
-    p.add_argument("--per-half", type=int, default=2, help="main-task conversations per half")
+    p.add_argument("--per-half", type=int, default=1, help="main-task conversations per half")
     p.add_argument(
         "--probe-per-half", type=int, default=None, help="probed conversations per half (all)"
     )
     p.add_argument("--max-tokens", type=int, default=256, help="the main task's output cap")
-    p.add_argument("--slots", type=int, default=4, help="llama-server slots = connections")
-    p.add_argument("--ctx", type=int, default=32768, help="llama-server context, all slots")
+    p.add_argument("--slots", type=int, default=8, help="llama-server slots = connections")
+    p.add_argument(
+        "--ctx", type=int, default=65536, help="llama-server context, shared by the slots"
+    )
     p.add_argument("--port", type=int, default=8091)
     p.add_argument(
         "--server-threads",

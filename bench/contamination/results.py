@@ -25,6 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ PILLARS = {"emotion_pillar": "E", "evaluation_pillar": "Q", "holistic_pillar": "
 MEASURES = ("composite", *PILLARS)
 NAN = float("nan")
 PROBE_SCORER = "contamination_scorer"
+NOTES = "<!-- notes: written by hand, kept when the tables are rewritten -->"
 VERDICTS = {
     "suspected": "suspected",
     "not_suspected": "not suspected",
@@ -95,6 +97,19 @@ def inflation(
     return Interval(estimate, float(low), float(high), n)
 
 
+# --- pure: verbatim recall beside the probe -----------------------------------------------------
+
+
+def longest_shared_run(completion: Sequence[str], texts: Sequence[Sequence[str]]) -> int:
+    """The longest run of consecutive words of `completion` that also stands, in order, in one of
+    `texts` (difflib's longest matching block, junk heuristic off)."""
+    best = 0
+    for text in texts:
+        matcher = SequenceMatcher(None, completion, text, autojunk=False)
+        best = max(best, matcher.find_longest_match(0, len(completion), 0, len(text)).size)
+    return best
+
+
 # --- reading the logs ----------------------------------------------------------------------------
 
 
@@ -123,13 +138,10 @@ def _run(folder: Path) -> Run | None:
 
 def _seconds(timing: Any) -> float:
     """A log's wall time, from Inspect's own start and end stamps."""
-    if not stats.started_at or not stats.completed_at:
+    if not timing.started_at or not timing.completed_at:
         return NAN
-    end, start = (
-        datetime.fromisoformat(stats.completed_at),
-        datetime.fromisoformat(stats.started_at),
-    )
-    return (end - start).total_seconds()
+    end = datetime.fromisoformat(timing.completed_at)
+    return (end - datetime.fromisoformat(timing.started_at)).total_seconds()
 
 
 def main_result(folder: Path, resamples: int) -> MainResult | None:
@@ -152,6 +164,45 @@ def main_result(folder: Path, resamples: int) -> MainResult | None:
             failure = float(score.metrics["mean"].value)
     timing = read_eval_log(run.location, header_only=True).stats
     return MainResult(values, intervals, failure, _seconds(timing))
+
+
+RECALL_WORDS = 10
+"""A completion recalls the data set when it shares a run of at least this many words with a
+published text of its conversation other than the one it was asked to complete."""
+
+
+def recall_runs(folder: Path, published: Mapping[str, Sequence[str]]) -> dict[str, list[int]]:
+    """Per instruction (guided, general): for each completion of the probe's log in `folder`, the
+    longest run of words it shares with a published text of its conversation (`published`, by
+    conversation ID) other than the text being completed. Echoing the shown segment therefore
+    counts for nothing, and reproducing another message or reply counts in full.
+
+    A post-hoc diagnostic of this benchmark, not the probe's verdict: the probe (Golchin &
+    Surdeanu) compares a completion only with the rest of its own text."""
+    from attunebench_inspect.probes.contamination.overlap import words
+    from attunebench_inspect.probes.contamination.solver import ProbeStore, instances_of
+
+    runs: dict[str, list[int]] = {"guided": [], "general": []}
+    for info in list_eval_logs(str(folder)) if folder.exists() else []:
+        log = read_eval_log(info.name)
+        if log.status != "success":
+            continue
+        for sample in log.samples or []:
+            texts = [words(t) for t in published[str(sample.id)]]
+            # The store as logged (a StoreModel built outside a sample would read the process's
+            # one default store, not this sample's).
+            said_by = {
+                kind: sample.store.get(f"{ProbeStore.__name__}:{kind}", [])
+                for kind in ("guided", "general")
+            }
+            for i, instance in enumerate(instances_of(sample.metadata)):
+                own = words(f"{instance.segment} {instance.reference}")
+                others = [t for t in texts if t != own]
+                for kind, completions in said_by.items():
+                    said = words(completions[i]) if i < len(completions) else []
+                    runs[kind].append(longest_shared_run(said, others))
+        break
+    return runs
 
 
 def probe_result(folder: Path) -> ProbeResult | None:
@@ -180,7 +231,7 @@ def _f(value: float, digits: int = 2) -> str:
 def _ci(interval: Interval, digits: int = 2) -> str:
     if math.isnan(interval.estimate):
         return "-"
-    if math.isnan(interval.low):
+    if math.isnan(interval.low) or interval.n < 2:
         return f"{interval.estimate:.{digits}f} (no CI: n={interval.n})"
     return interval.show(digits)
 
@@ -287,6 +338,40 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
                 f"{_served(out, model, 'probe')} | {_minutes(p.seconds)} |"
             )
 
+    from corpus import published_texts
+    from finetune import read_conversations
+
+    published = {
+        cid: published_texts(c.raw)
+        for half in HALVES
+        for cid, c in read_conversations(out / "data" / half).items()
+    }
+    lines += [
+        "",
+        "### Beside the probe: verbatim recall of the conversation's other texts",
+        "",
+        "A post-hoc diagnostic, not part of the probe's rule: for each completion, the longest "
+        "run of words it shares with a published text of the same conversation other than the "
+        f"one it was asked to complete (`results.recall_runs`); completions with a run of "
+        f"{RECALL_WORDS}+ words are counted.",
+        "",
+        "| model | half | guided: median / max run | guided: completions with "
+        f"{RECALL_WORDS}+ | general: median / max run | general: completions with "
+        f"{RECALL_WORDS}+ |",
+        "|---|---|---|---|---|---|",
+    ]
+    for model in MODELS:
+        for half in HALVES:
+            runs = recall_runs(log_dir(out, model, half, "probe"), published)
+            if not runs["guided"]:
+                continue
+            cells = []
+            for kind in ("guided", "general"):
+                r = sorted(runs[kind])
+                recalled = sum(x >= RECALL_WORDS for x in r)
+                cells += [f"{r[len(r) // 2]} / {r[-1]}", f"{recalled} of {len(r)}"]
+            lines.append(f"| {model} | {half} | " + " | ".join(cells) + " |")
+
     results: dict[tuple[str, str], MainResult] = {}
     lines += [
         "",
@@ -346,4 +431,9 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
             cells.append(_ci(interval, 2 if measure == "composite" else 3))
         lines.append(f"| {variant} | " + " | ".join(cells) + " |")
 
-    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # A reading written by hand below the marker survives a re-run of this stage.
+    kept = ""
+    if target.exists():
+        _, marker, kept = target.read_text(encoding="utf-8").partition(NOTES)
+        kept = marker + kept
+    target.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""), encoding="utf-8")
