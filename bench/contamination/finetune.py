@@ -7,6 +7,13 @@ skipped when its output is already there (so a run cut short goes on where it st
     .venv/bin/python bench/contamination/finetune.py --full      # every conversation, 512 tokens
     .venv/bin/python bench/contamination/finetune.py --stages results
 
+The default design fits 2 cores: 4 conversations by the seeded rank (2 trained, 2 held out), the
+probe on all 4, the main task on 1 conversation per half, 3 epochs. Measured on 2 cores shared
+with other work (RESULTS.md): a main-task conversation took 44 minutes, a probe of 2
+conversations 18 to 34, an epoch of the `text` variant 4 to 10; the defaults take 6 to 8 hours
+there, the full design (25 conversations) days. Stages can run side by side (`--models`,
+`--tasks`, another `--port`): each writes its own records.
+
 Stages:
   prepare   check the conversations, split them in halves by the seed (corpus.py), copy each
             half into its own folder (the -T data= of both tasks)
@@ -168,7 +175,7 @@ def train_stage(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(args.threads)
     split = split_of(args.out)
-    gguf = Path(run_llama("smollm2"))
+    gguf = ROOT / run_llama("smollm2")
     # What every model's memorisation is read on: the published texts of both halves, laid out
     # as the `text` variant lays them (they are in both variants' training documents).
     measured = {half: documents(args.out, split.half(half), "text") for half in HALVES}
@@ -241,8 +248,8 @@ def run_llama(*arguments: str, env: dict[str, str] | None = None) -> str:
 def convert_stage(args: argparse.Namespace) -> None:
     from gguf_check import same_tokenizer
 
-    source = Path(run_llama("llama-cpp"))
-    base = Path(run_llama("smollm2"))
+    source = ROOT / run_llama("llama-cpp")
+    base = ROOT / run_llama("smollm2")
     for model in args.models:
         target = gguf_path(args.out, model)
         if target.exists():
