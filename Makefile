@@ -42,8 +42,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src loopback tests
+	$(BIN)/ruff format --check src loopback tests
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -1,5 +1,5 @@
 """The bill a provider's prompt cache makes of a run, measured against loopback endpoints that
-follow each provider's documented cache rules (prompt_cache/rules.py), beside the estimate's
+follow each provider's documented cache rules (src/attunebench_inspect/tools/estimate/cache/rules.py), beside the estimate's
 prediction and the structural limit; and the wall time of the bundled run, this code against an
 earlier revision, from the same bench run.
 
@@ -29,11 +29,11 @@ from typing import Any
 from run import endpoint_process  # bench/run.py
 
 from attunebench_inspect._bundled import bundled_conversations_dir
-from attunebench_inspect.baselines.endpoint import EndpointConfig, RequestRecord
+from loopback.endpoint import EndpointConfig, RequestRecord
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.estimate import Plan, Prices, default_tokenizer, estimate_modes
-from attunebench_inspect.estimate.bill import bills
-from attunebench_inspect.prompt_cache.rules import rules_for
+from attunebench_inspect.tools.estimate import Plan, Prices, default_tokenizer, estimate_modes
+from attunebench_inspect.tools.estimate.bill import bills
+from attunebench_inspect.tools.estimate.cache.rules import rules_for
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-6"}

@@ -39,7 +39,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
-from inspect_ai import Task, eval, task, task_with
+from inspect_ai import Task, eval, task_with
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
     GenerateConfig,
@@ -49,12 +49,15 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
-from attunebench_inspect import attunebench
+# loopback/ (the fake providers) sits at the top of the repository, outside the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from attunebench_inspect import attunebench  # noqa: E402
 from attunebench_inspect._bundled import bundled_conversations_dir
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig, RequestRecord
+from loopback.endpoint import Endpoint, EndpointConfig, RequestRecord
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.estimate.bill import visible_conversations
-from attunebench_inspect.estimate.capture import Request, capture
+from attunebench_inspect.tools.estimate.bill import visible_conversations
+from attunebench_inspect.tools.estimate.capture import Request, capture
 from attunebench_inspect.solve.modes import mode_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,9 +142,10 @@ def fan_out(calls: int) -> Solver:
     return solve
 
 
-@task
+# Plain functions, not @task: `inspect list tasks` from the repository root lists the suite only.
 def floor_task(conversations: int, calls: int) -> Task:
     return Task(
+        name="floor",
         dataset=MemoryDataset([Sample(id=i, input="-") for i in range(conversations)]),
         solver=fan_out(calls),
     )
@@ -179,9 +183,9 @@ def replay_requests() -> Solver:
     return solve
 
 
-@task
 def replay_task(conversations: int) -> Task:
     return Task(
+        name="replay",
         dataset=MemoryDataset([Sample(id=i, input="-") for i in range(conversations)]),
         solver=replay_requests(),
     )

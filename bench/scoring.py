@@ -61,7 +61,7 @@ def _measure(setting: Setting, data: Path, warm_up: Path) -> tuple[float, int, f
     from inspect_ai import eval, task_with
 
     from attunebench_inspect import attunebench
-    from attunebench_inspect.baselines.endpoint import EndpointConfig
+    from loopback.endpoint import EndpointConfig
 
     spent = _timed_metric_computations()
 

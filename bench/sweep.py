@@ -30,7 +30,7 @@ from pathlib import Path
 # bench/run.py: the dataset resampler and the endpoint in its own process.
 from run import PROCESSES_HEADING, ROOT, endpoint_process, scale_dataset
 
-from attunebench_inspect.baselines.endpoint import EndpointConfig
+from loopback.endpoint import EndpointConfig
 
 BIN = Path(sys.executable).parent
 ENDPOINT_MODEL = "openai-api/bench/local"

@@ -16,7 +16,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from attunebench_inspect.baselines import majority_fill
+from attunebench_inspect.providers.baselines import majority_fill
 from attunebench_inspect.solve.prompts import REPAIR
 
 Answer = Callable[[list[ChatMessage], GenerateConfig], str]

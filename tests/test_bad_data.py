@@ -18,12 +18,11 @@ from inspect_ai import eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from attunebench_inspect import attunebench, default
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, read_conversations
 from attunebench_inspect.data.problems import InputError
 from attunebench_inspect.data.profile_vocabulary import bundled_vocabulary_path
-
-from .conftest import BUNDLED
+from attunebench_inspect.tools.cli import main
+from tests.conftest import BUNDLED
 
 LINE = re.compile(
     r"^(?P<source>.+?): (turn \d+|conversation): (?P<field>\S+): found .*; expected .+$"
@@ -296,12 +295,13 @@ def test_a_bad_profile_vocabulary_is_one_line_under_inspect_eval_and_validate(
     assert line in capsys.readouterr().err.splitlines()
 
 
-def test_static_listing_sees_all_six_tasks() -> None:
+def test_static_listing_sees_all_seven_tasks() -> None:
     # `inspect list tasks` reads source files without importing them, as linters do.
     code, output = _run(str(BIN / "inspect"), "list", "tasks", "src/attunebench_inspect", cwd=REPO)
     assert code == 0
     assert sorted(line.rsplit("@", 1)[1] for line in output.split()) == [
         "attunebench",
+        "contamination",
         "default",
         "omniscient",
         "profile",

@@ -16,12 +16,12 @@ from anthropic.types.messages import MessageBatch, MessageBatchIndividualRespons
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import BatchConfig, get_model
+from loopback.batches import Batches, serve_batches
+from loopback.endpoint import Endpoint, EndpointConfig
 from openai.types import Batch, FileObject
 from openai.types.chat import ChatCompletion
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.batches import Batches, serve_batches
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect.data.samples import visible_of
 
 OPENAI = "openai/gpt-4o"

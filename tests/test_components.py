@@ -21,7 +21,8 @@ from attunebench_inspect.score import (
     pairwise_scorer,
     pooled_binary,
 )
-from attunebench_inspect.score.catalog import Family, of_family
+from attunebench_inspect.score.catalog import of_family
+from attunebench_inspect.score.metric_spec import Family
 from attunebench_inspect.solve import attunebench_solver, mode_spec
 
 SCORERS: list[tuple[Callable[[], Scorer], Family]] = [

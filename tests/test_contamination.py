@@ -15,14 +15,21 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from inspect_ai import eval
+from inspect_ai import Task, eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model
+from inspect_ai.scorer import Score
+from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, run_metrics
 
-import attunebench_inspect.providers.memorizer  # noqa: F401 (registers memorizer/*)
+from attunebench_inspect import contamination
 from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.data.problems import InputError
-from attunebench_inspect.probes.contamination import contamination
+from attunebench_inspect.probes.contamination import (
+    contamination_scorer,
+    contamination_solver,
+    contamination_verdict,
+)
+from attunebench_inspect.probes.contamination.dataset import probe_data
 from attunebench_inspect.probes.contamination.instances import (
     MIN_TEXT_WORDS,
     SEGMENT_HIGH,
@@ -36,6 +43,7 @@ from attunebench_inspect.probes.contamination.overlap import (
     words,
 )
 from attunebench_inspect.probes.contamination.prompts import DATASET, shown_segment
+from attunebench_inspect.probes.contamination.scorer import RESULTS_KEY
 from attunebench_inspect.probes.contamination.verdict import (
     RULE,
     InstanceResult,
@@ -43,9 +51,12 @@ from attunebench_inspect.probes.contamination.verdict import (
     guided_above_general,
 )
 from attunebench_inspect.providers.memorizer import paraphrase
+from attunebench_inspect.tools.cli import main
 
 from .conftest import BUNDLED
 from .spy import Spy
+from .test_bad_data import BIN, _inspect_eval
+from .test_bad_data import _run as run_command
 from .test_protocol import (
     CANARIES,
     PROFILE_SECRETS,
@@ -195,6 +206,36 @@ def test_near_exact_needs_two() -> None:
     assert (two.reading, two.near_exact) == ("suspected", 2)
 
 
+def _conversation_score(differences: list[float], empty: int = 0) -> Score:
+    """A sample's score as the scorer writes it: per-instance records in the metadata."""
+    records = [
+        {
+            "key": f"t{i + 1:02d}-message",
+            "guided": max(d, 0.0),
+            "general": max(-d, 0.0),
+            "guided_match": "none",
+            "general_match": "none",
+            "empty": empty if i == 0 else 0,
+        }
+        for i, d in enumerate(differences)
+    ]
+    return Score(value={"instances": len(records)}, metadata={RESULTS_KEY: records})
+
+
+def test_the_verdict_metric_pools_every_conversation_and_ignores_epochs() -> None:
+    # Two conversations of 5 instances of +1 each: 10 instances pooled, p = 1/1024 (as above).
+    scores = [_conversation_score([1.0] * 5, empty=1), _conversation_score([1.0] * 5)]
+    values = run_metrics([contamination_verdict()], [[s] for s in scores])
+    assert (values["suspected"], values["not_suspected"], values["too_few_instances"]) == (1, 0, 0)
+    assert values["instances"] == 10 and values["empty_completions"] == 1
+    assert values["p_value"] == pytest.approx(1 / 1024)
+    assert values["difference"] == values["ci_low"] == values["ci_high"] == 1.0
+    # One conversation alone holds 5 instances: too few to decide.
+    alone = run_metrics([contamination_verdict()], [[scores[0]]])
+    assert alone["too_few_instances"] == 1 and alone["suspected"] == 0
+    assert_agreeing_epochs_change_nothing([contamination_verdict()], scores)
+
+
 def test_the_rule_states_its_thresholds() -> None:
     for part in ("at least 1 exact", "at least 2 near-exact", "0.75", "fewer than 10", "0.01"):
         assert part in RULE
@@ -251,6 +292,26 @@ def test_a_data_set_with_no_text_long_enough_is_one_line(
         f"{folder}: no text long enough to probe: found at most 6 word(s) in a participant "
         f"message or edited reply; expected at least one of {MIN_TEXT_WORDS} words or more"
     )
+
+
+def test_no_text_long_enough_is_one_line_under_inspect_eval(
+    tmp_path: Path, conversation_raw: dict[str, Any]
+) -> None:
+    short = _written(
+        conversation_raw,
+        [("i feel stuck and tired today", "That sounds hard. What happened?")],
+        "00000000-0000-4000-8000-00000000a002",
+    )
+    folder = _folder(tmp_path, [short])
+    code, output = _inspect_eval(
+        "contamination", "-T", f"data={folder}", "--display", "none", log_dir=tmp_path
+    )
+    assert code == 1 and "Traceback" not in output
+    line = (
+        f"{folder}: no text long enough to probe: found at most 6 word(s) in a participant "
+        f"message or edited reply; expected at least one of {MIN_TEXT_WORDS} words or more"
+    )
+    assert line in output.splitlines()
 
 
 def test_parameters_are_checked() -> None:
@@ -370,6 +431,29 @@ def written_data(tmp_path: Path, conversation_raw: dict[str, Any]) -> Path:
     )
 
 
+def test_the_solver_and_scorer_score_every_instance(tmp_path: Path, written_data: Path) -> None:
+    """contamination_solver() and contamination_scorer() on their own: a memorizer of every text
+    completes each one exactly under the guided instruction, and only there."""
+    loaded = load_conversations(written_data, load_codebook(None)).conversations
+    probe = probe_data(loaded, 0, str(written_data), "written")
+    recall = get_model("memorizer/recall", data=str(written_data), share=1.0, memoize=False)
+    log = eval(
+        Task(dataset=probe.dataset, solver=contamination_solver(), scorer=contamination_scorer()),
+        model=recall,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
+    assert log.samples is not None and len(log.samples) == 3 and probe.not_probed == []
+    for sample in log.samples:
+        score = sample.scores["contamination_scorer"]
+        assert isinstance(score.value, dict)
+        assert score.value["exact"] == score.value["instances"] == 4
+        assert score.value["guided_rouge_l"] == 1.0 > score.value["general_rouge_l"]
+        lines = str(score.explanation).splitlines()
+        assert len(lines) == 4 and all("guided 1.00 (exact)" in line for line in lines)
+        assert [r["general_match"] for r in score.metadata[RESULTS_KEY]] == ["none"] * 4
+
+
 def test_unshipped_conversations_flag_the_memorizer_and_spare_the_negatives(
     tmp_path: Path, written_data: Path
 ) -> None:
@@ -388,12 +472,38 @@ def test_unshipped_conversations_flag_the_memorizer_and_spare_the_negatives(
         assert negative["exact"] == negative["near_exact"] == 0, model
 
 
-def test_bundled_set_flags_the_memorizer_and_spares_random(tmp_path: Path) -> None:
-    positive = _metrics(_run(get_model("memorizer/recall", share=0.2, memoize=False), tmp_path))
-    negative = _metrics(_run("attunebench/random", tmp_path))
-    assert positive["suspected"] == 1.0 and positive["difference_ci_low"] > 0
-    assert negative["not_suspected"] == 1.0 and negative["p_value"] >= 0.01
+def test_done_when_the_bundled_set_flags_the_memorizer_and_spares_random(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28's test, as a user runs it: `inspect eval attunebench_inspect/contamination` on
+    the bundled set reports `suspected` for the memorizer and `not suspected` for the random
+    baseline, and `attunebench report --format json` carries both under `contamination`."""
+    logs = tmp_path / "logs"
+    for model in ("memorizer/recall", "attunebench/random"):
+        code, output = run_command(
+            str(BIN / "inspect"),
+            "eval",
+            "attunebench_inspect/contamination",
+            "--model",
+            model,
+            "--log-dir",
+            str(logs),
+            "--display",
+            "none",
+        )
+        assert code == 0, output
+    assert main(["report", str(logs), "--format", "json"]) == 0
+    entries = {
+        e["model"]: e["contamination"] for e in json.loads(capsys.readouterr().out)["contamination"]
+    }
+    # The report names attunebench/random "chance", as in every table.
+    positive, negative = entries.pop("memorizer/recall"), entries.pop("chance")
+    assert entries == {}
+    assert positive["verdict"] == "suspected" and positive["difference"]["low"] > 0
+    assert negative["verdict"] == "not suspected" and negative["p_value"] >= 0.01
     assert positive["instances"] == negative["instances"] == 256
+    assert positive["conversations"] == 25 and positive["seed"] == 0
+    assert positive["rule"] == negative["rule"] == RULE
 
 
 def test_seeded_verdicts_are_reproducible(tmp_path: Path, small_dataset: Any) -> None:

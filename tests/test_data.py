@@ -13,7 +13,6 @@ from inspect_ai import eval
 from pydantic import BaseModel
 
 from attunebench_inspect import MODES, attunebench
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import (
     Codebook,
     Conversation,
@@ -28,8 +27,8 @@ from attunebench_inspect.data.profile_vocabulary import Vocabulary
 from attunebench_inspect.data.schema import Demographics
 from attunebench_inspect.data.split import VisibleConversation, split
 from attunebench_inspect.data.validate import validate_path
-
-from .conftest import BUNDLED
+from attunebench_inspect.tools.cli import main
+from tests.conftest import BUNDLED
 
 # Every field that carries a participant label, in the published and in our own naming.
 LABEL_FIELDS = {

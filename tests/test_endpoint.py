@@ -10,12 +10,12 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import get_model
 from inspect_ai.util import Store
+from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect.data.samples import visible_of
+from attunebench_inspect.solve.call_record import CallRecord
 from attunebench_inspect.solve.parse import TOO_DEEP
-from attunebench_inspect.solve.record import CallRecord
 from attunebench_inspect.solve.store import read_walk
 
 MODEL = "openai-api/local/endpoint"

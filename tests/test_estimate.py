@@ -11,23 +11,24 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import get_model
+from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
-from attunebench_inspect.cli import main
-from attunebench_inspect.data import Codebook, load_conversations, split
-from attunebench_inspect.estimate import breakdown
-from attunebench_inspect.estimate.bill import STRUCTURAL
-from attunebench_inspect.estimate.breakdown import call_breakdown
-from attunebench_inspect.estimate.capture import capture
-from attunebench_inspect.estimate.tokens import prompt_of, start_ticks, through_cache
-from attunebench_inspect.prompt_cache.count import counter
-from attunebench_inspect.prompt_cache.rules import Tokens
+from attunebench_inspect import attunebench, contamination
+from attunebench_inspect.data import Codebook, load_codebook, load_conversations, split
 from attunebench_inspect.solve import prompts
 from attunebench_inspect.solve.modes import mode_spec
 from attunebench_inspect.solve.schemas import call_of
-
-from .conftest import BUNDLED
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.estimate import breakdown
+from attunebench_inspect.tools.estimate.bill import STRUCTURAL
+from attunebench_inspect.tools.estimate.breakdown import call_breakdown
+from attunebench_inspect.tools.estimate.cache.count import counter
+from attunebench_inspect.tools.estimate.cache.rules import Tokens
+from attunebench_inspect.tools.estimate.capture import capture
+from attunebench_inspect.tools.estimate.probe import probe_requests
+from attunebench_inspect.tools.estimate.tokens import prompt_of, start_ticks, through_cache
+from tests.conftest import BUNDLED
+from tests.spy import Spy
 
 
 def _by_character(texts: list[str]) -> list[int]:
@@ -296,3 +297,54 @@ def test_estimate_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None
     assert "--price-in and --price-out are required with --model" in capsys.readouterr().err
     assert main(["estimate", "--breakdown", "--price-in", "1"]) == 2
     assert "name the models to bill with --model" in capsys.readouterr().err
+
+
+def test_estimate_prices_the_contamination_probe(
+    small_dataset: Callable[[int], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--contamination` bills the probe beside the modes: the requests its solver sends (two
+    per probed text, one user message each, no schema), through each provider's cache."""
+    data = small_dataset(2)
+    spy = Spy()
+    log = eval(
+        contamination(data=str(data)), model=spy.model("em"), display="none", log_dir=str(data)
+    )[0]
+    assert log.results is not None
+    instances = int(log.results.scores[0].metrics["instances"].value)
+    prices = ["--price-in", "2", "--price-out", "8"]
+    document = _estimate(
+        ["--data", str(data), "--model", "openai/gpt-4o", "--contamination", "--tokenizer",
+         "chars", *prices],
+        capsys,
+    )  # fmt: skip
+    runs = {r["mode"]: r for r in document["runs"]}
+    assert set(runs) == {"default", "contamination", "total"}
+    probe = runs["contamination"]
+    assert probe["calls"] == len(spy.calls) == 2 * instances > 0
+    assert probe["conversations"] == 2 and probe["cache_read_tokens"] == 0
+    assert runs["total"]["calls"] == runs["default"]["calls"] + probe["calls"]
+    assert probe["cost_usd"] == pytest.approx(
+        (probe["input_tokens"] * 2 + probe["output_tokens"] * 8) / 1e6
+    )
+    assert any(line.startswith("contamination: the contamination probe") for line in
+               document["assumptions"])  # fmt: skip
+    # The same texts as the probe's own calls, counted as the estimate counts a mode's.
+    requests = [r for c in probe_requests(str(data), load_codebook()) for r in c]
+    assert sorted(m for r in requests for _, m in r.messages) == sorted(spy.texts())
+    assert main(["estimate", "--contamination", "--breakdown"]) == 2
+    assert "--contamination adds the probe to a bill" in capsys.readouterr().err
+
+
+def test_estimate_of_a_data_set_the_probe_cannot_read_is_one_line(
+    tmp_path: Path, conversation_raw: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for turn in conversation_raw["turns"]:
+        turn["userMessage"] = "too short to probe"
+        turn["annotations"]["alternateResponses"]["humanEdited"] = "short too"
+    (tmp_path / "c.json").write_text(json.dumps(conversation_raw), encoding="utf-8")
+    argv = ["estimate", "--data", str(tmp_path), "--model", "m/m", "--price-in", "1"]
+    assert main([*argv, "--price-out", "1", "--tokenizer", "chars", "--contamination"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{tmp_path}: no text long enough to probe: found at most 4 word(s) in a participant "
+        "message or edited reply; expected at least one of 20 words or more"
+    ]

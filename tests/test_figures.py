@@ -14,10 +14,11 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from PIL import Image
 
-from attunebench_inspect.cli import main
-from attunebench_inspect.report.analyses import DRIFT_METRICS, Settings, turn_drift
-from attunebench_inspect.report.build import Report
-from attunebench_inspect.report.figures import (
+from attunebench_inspect.score.catalog import label, spec
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.report.analyses import DRIFT_METRICS, Settings, turn_drift
+from attunebench_inspect.tools.report.build import Report
+from attunebench_inspect.tools.report.figures import (
     DPI,
     NAME_CHARS,
     PNG_DPI,
@@ -26,11 +27,9 @@ from attunebench_inspect.report.figures import (
     scale,
     short,
 )
-from attunebench_inspect.report.html import MissingPlots, to_html, write_plots
-from attunebench_inspect.report.table import Conversation, RunTable
-from attunebench_inspect.score.catalog import label, spec
-
-from . import test_report
+from attunebench_inspect.tools.report.html import MissingPlots, to_html, write_plots
+from attunebench_inspect.tools.report.table import Conversation, RunTable
+from tests import test_report
 
 # The session's logs of known skill and their report (tests/test_report.py): default mode has three
 # models besides chance (so a Spearman matrix), verbose two (win rates only).

@@ -19,25 +19,24 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig
 from inspect_ai.util import Store
 
-from attunebench_inspect import default
-from attunebench_inspect.cli import main
+from attunebench_inspect import TASK_VERSION, default
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.panas import PANAS_ITEMS
 from attunebench_inspect.data.problems import InputError
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation
-from attunebench_inspect.human.answers import read_answers
-from attunebench_inspect.human.export import page_data
-from attunebench_inspect.human.provider import HumanReplayAPI
-from attunebench_inspect.report.analyses import FEW_CONVERSATIONS
-from attunebench_inspect.report.build import build_report
-from attunebench_inspect.report.render import to_json, to_terminal
+from attunebench_inspect.providers.answers import read_answers
+from attunebench_inspect.providers.replay import HumanReplayAPI
 from attunebench_inspect.solve import read_walk
 from attunebench_inspect.solve.schemas import call_of
 from attunebench_inspect.solve.solver import pairwise_labels
-
-from .conftest import BUNDLED
-from .spy import Spy
-from .test_protocol import CANARIES, _every_label_changed, _with_canaries
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.human.export import page_data
+from attunebench_inspect.tools.report.analyses import FEW_CONVERSATIONS
+from attunebench_inspect.tools.report.build import build_report
+from attunebench_inspect.tools.report.render import to_json, to_terminal
+from tests.conftest import BUNDLED
+from tests.spy import Spy
+from tests.test_protocol import CANARIES, _every_label_changed, _with_canaries
 
 _TURN = re.compile(r'<participant turn="(\d+)">')
 _RESPONSE = re.compile(r'<response label="(\d)">\n(.*?)\n</response>', re.DOTALL)
@@ -341,7 +340,12 @@ def test_bad_answer_files_get_one_line_per_problem(
     )
     elsewhere = _write(
         tmp_path / "elsewhere.json",
-        answer_file("b", {"nope": {}, cid: {"turns": {"9": {}}}}, codebook_sha256="0" * 64),
+        answer_file(
+            "b",
+            {"nope": {}, cid: {"turns": {"9": {}}}},
+            codebook_sha256="0" * 64,
+            task_version="2-A",
+        ),
     )
     twice = _write(tmp_path / "twice.json", answer_file("b", {cid: {}}))
     (tmp_path / "broken.json").write_text("{", encoding="utf-8")
@@ -352,7 +356,7 @@ def test_bad_answer_files_get_one_line_per_problem(
     path = f"conversations.{cid}.turns.1"
     assert err.splitlines() == [
         f"{m}: (top level): found the field(s) extra; expected only annotator, codebook_sha256, "
-        "conversations, format, mode, shuffle_seed, source",
+        "conversations, format, mode, shuffle_seed, source, task_version",
         f"{m}: annotator: found a b; expected text matching ^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$",
         f"{m}: {path}.emotion.binary.B1.observed: found maybe; expected one of yes, no, na",
         f"{m}: {path}.emotion.mood_shift: found the key happy; expected one of "
@@ -362,12 +366,15 @@ def test_bad_answer_files_get_one_line_per_problem(
         f"{m}: format: found attunebench-answers/0; expected attunebench-answers/1",
         f"{e}: codebook_sha256: found {'0' * 64}; expected {codebook.sha256} (the answers "
         f"were given to another codebook's questions than {codebook.path})",
+        f"{e}: task_version: found 2-A; expected {TASK_VERSION.split('-')[0]}-* (the answers "
+        "were given on the page of another task version than this suite's "
+        f"{TASK_VERSION}: its questions or its replies' labels may differ)",
         f"{e}: conversations.{cid}.turns.9: found turn 9; expected 1 to {_turns(SHORTEST[0])}",
         f"{e}: conversations.nope: found a conversation the data does not have",
         f"{t}: annotator: found b, as in {e}; expected one file per annotator (each is one run "
         "of its model)",
         f"{b}: invalid JSON (Expecting property name enclosed in double quotes at line 1 column 2)",
-        "nothing imported: 12 problem(s)",
+        "nothing imported: 13 problem(s)",
     ]
     assert not (tmp_path / "logs").exists()
 
@@ -601,6 +608,7 @@ def test_page_filled_in_chromium_is_scored_as_a_model(
 
     answers = json.loads(saved.read_text(encoding="utf-8"))
     assert answers["annotator"] == "tester" and answers["codebook_sha256"] == codebook.sha256
+    assert answers["task_version"] == TASK_VERSION
     assert answers["conversations"] == expected
     code, out, _ = _import(
         capsys, str(saved), "--data", str(data), "--log-dir", str(tmp_path / "h")

@@ -1,5 +1,6 @@
-"""Integrity: labels stay out of repair and judge prompts, injected text cannot steer scoring,
-keys never reach logs or reports, runs reproduce, and retries redo nothing that finished."""
+"""Integrity: labels stay out of repair, judge and contamination-probe prompts and out of
+third-party labels, injected text cannot steer scoring, keys never reach logs or reports, runs
+reproduce, and retries redo nothing that finished."""
 
 from __future__ import annotations
 
@@ -9,24 +10,35 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ChatMessage, GenerateConfig, get_model
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model
+from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import attunebench, profile
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
-from attunebench_inspect.report.build import build_report
-from attunebench_inspect.report.render import to_json
-
-from .spy import Spy, is_repair, valid_answer
-from .test_protocol import CANARIES, PROFILE_SECRETS, _profile_planted, _with_canaries
+from attunebench_inspect import attunebench, contamination, profile
+from attunebench_inspect.data.codebook import Codebook
+from attunebench_inspect.tools.report.build import build_report
+from attunebench_inspect.tools.report.logs import read_runs
+from attunebench_inspect.tools.report.render import to_json
+from attunebench_inspect.tools.third_party.study import rescore_runs
+from tests.spy import Spy, is_repair, valid_answer
+from tests.test_human import oracle
+from tests.test_protocol import (
+    CANARIES,
+    PROFILE_SECRETS,
+    _every_label_changed,
+    _profile_planted,
+    _with_canaries,
+)
+from tests.third_party_world import World, answer_file, random_reading
 
 
 def _scores(log: Any) -> dict[str, Any]:
     return {str(s.id): {k: v.value for k, v in s.scores.items()} for s in log.samples}
 
 
-def test_no_label_in_repair_or_judge_prompts(
+def test_no_label_in_repair_judge_or_contamination_probe_prompts(
     tmp_path: Path, conversation_raw: dict[str, Any]
 ) -> None:
     def first_answers_broken(messages: list[ChatMessage], config: GenerateConfig) -> str:
@@ -42,7 +54,17 @@ def test_no_label_in_repair_or_judge_prompts(
         display="none",
         log_dir=str(tmp_path / "logs"),
     )
-    prompts = em.texts() + judge.texts()
+    # The contamination probe reads the same planted conversation (tests/test_contamination.py
+    # also checks its prompts byte for byte against a conversation with every label changed).
+    probe = Spy()
+    probed = eval(
+        contamination(data=str(tmp_path)),
+        model=probe.model("probed"),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
+    assert probed.status == "success" and probe.calls
+    prompts = em.texts() + judge.texts() + probe.texts()
     assert any(is_repair(call) for call in em.calls + judge.calls)
     for canary in CANARIES:
         assert not any(canary in p for p in prompts)
@@ -230,3 +252,52 @@ def test_no_profile_in_the_profile_tasks_repair_prompts(
     assert sum(is_repair(call) for call in em.calls) == 2
     for secret in (*PROFILE_SECRETS, "CANARY"):
         assert not any(secret in p for p in em.texts())
+
+
+def test_no_label_reaches_a_page_or_a_model_through_third_party_labels(
+    tmp_path: Path,
+    conversation_raw: dict[str, Any],
+    codebook: Codebook,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Third-party labels are read from logs and answer files with no model call (any would
+    fail here), and the label reader is handed each conversation's visible part and participant
+    ID only: canaries in the participant's labels never reach a third-party label set, and
+    changing every label of the participant changes none. (The page the answers come from is
+    built from the visible part too: tests/test_human.py, test_no_label_reaches_the_page.)"""
+    variants = {
+        "original": conversation_raw,
+        "planted": _with_canaries(conversation_raw),
+        "changed": _every_label_changed(conversation_raw),
+    }
+    for name, raw in variants.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "c.json").write_text(json.dumps(raw), encoding="utf-8")
+        eval(
+            attunebench(data=str(tmp_path / name)),
+            model="attunebench/majority",
+            display="none",
+            log_dir=str(tmp_path / name / "logs"),
+        )
+    world = World(codebook, tmp_path / "original")
+    cid = conversation_raw["conversationId"]
+    fixed = random_reading(world.truth[cid], world.visible[cid], codebook, "annotator")
+    answers = answer_file(
+        tmp_path / "a.json", "a", {cid: oracle(world.visible[cid], fixed, codebook)}, codebook
+    )
+
+    async def no_call(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a model was called")
+
+    monkeypatch.setattr(Model, "generate", no_call)
+    found = {}
+    for name in variants:
+        runs, _ = read_runs([tmp_path / name / "logs"])
+        rescored = rescore_runs(runs, [answers], codebook)
+        (labels,) = rescored.third.labels
+        assert rescored.consensus[cid].labels.truth == labels.truth
+        found[name] = labels.truth
+    assert found["planted"] == found["original"] == found["changed"]
+    text = found["planted"].model_dump_json()
+    for canary in CANARIES:
+        assert canary not in text

@@ -18,20 +18,13 @@ from attunebench_inspect.data.profile import PROFILE_FIELDS
 from attunebench_inspect.data.profile_vocabulary import load_vocabulary
 from attunebench_inspect.data.split import comparison_key
 from attunebench_inspect.score import metrics as m
-from attunebench_inspect.score.catalog import (
-    BINARY_VIEWS,
-    CATALOG,
-    COMPOSITE_INPUTS,
-    POOLED_STATS,
-    BinaryView,
-    MetricSpec,
-    PostInputs,
-    TurnInputs,
-    pillars,
-    pooled_name,
-)
+from attunebench_inspect.score.catalog import CATALOG, COMPOSITE_INPUTS, POOLED_STATS, pooled_name
+from attunebench_inspect.score.inputs import BINARY_VIEWS, BinaryView, PostInputs, TurnInputs
+from attunebench_inspect.score.metric_spec import MetricSpec
+from attunebench_inspect.score.pillars import pillars
 from attunebench_inspect.score.profile import ProfileInputs
 from attunebench_inspect.score.similarity import cosine
+from attunebench_inspect.solve.predictions import JudgeVerdict, PostPredictions
 from attunebench_inspect.solve.schemas import BRANCHES, JUDGE_CRITERIA
 
 CODEBOOK = load_codebook()
@@ -77,10 +70,10 @@ def turns(draw: st.DrawFn) -> TurnInputs:
         v: draw(st.none() | st.fixed_dictionaries({q: answers for q in questions}))
         for v in BINARY_VIEWS
     }
-    judge = {
-        "ratings": {c: draw(ratings) for c in JUDGE_CRITERIA},
-        "binary": {q: draw(answers) for q in questions},
-    }
+    judge = JudgeVerdict(
+        ratings={c: draw(ratings) for c in JUDGE_CRITERIA},
+        binary={q: draw(answers) for q in questions},
+    )
     return TurnInputs(
         mood=draw(st.none() | moods),
         gold_mood=draw(moods),
@@ -112,7 +105,7 @@ def posts(draw: st.DrawFn) -> PostInputs:
         "four_branch": {b: draw(ratings) for b in BRANCHES},
     }
     return PostInputs(
-        post=draw(st.none() | st.just(answer)),
+        post=draw(st.none() | st.just(PostPredictions.from_answer(answer))),
         pre_panas=draw(panas),
         post_panas=draw(panas),
         q1_looking_for=draw(st.lists(st.sampled_from(CODEBOOK.q1_options), unique=True)),

@@ -17,9 +17,6 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema, Store
 
 from attunebench_inspect import default, profile
-from attunebench_inspect.analysis import metrics_df
-from attunebench_inspect.baselines.providers import RandomFill
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import load_codebook, load_conversations
 from attunebench_inspect.data.profile import (
     PROFILE_FIELDS,
@@ -33,18 +30,22 @@ from attunebench_inspect.data.profile_vocabulary import (
     bundled_vocabulary_path,
     load_vocabulary,
 )
-from attunebench_inspect.report.build import build_report
-from attunebench_inspect.report.render import to_json, to_markdown, to_terminal
-from attunebench_inspect.score.catalog import PROFILE_MEASURED, UNPLACED_LABELS, of_family
+from attunebench_inspect.providers.baselines import RandomFill
+from attunebench_inspect.score.catalog import of_family, spec
+from attunebench_inspect.score.chance_levels import measured, measured_names
+from attunebench_inspect.score.counts import UNPLACED_LABELS
 from attunebench_inspect.score.profile import ProfileInputs
 from attunebench_inspect.score.profile_scorer import profile_scorer, score_profile
 from attunebench_inspect.solve import read_walk
 from attunebench_inspect.solve.profile import PROFILE_SYSTEM, profile_solver
 from attunebench_inspect.solve.prompts import quote
-
-from .conftest import BUNDLED
-from .spy import Spy
-from .truth_model import TruthModel
+from attunebench_inspect.tools.analysis import metrics_df
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.report.build import build_report
+from attunebench_inspect.tools.report.render import to_json, to_markdown, to_terminal
+from tests.conftest import BUNDLED
+from tests.spy import Spy
+from tests.truth_model import TruthModel
 
 DEPOSIT = Path(__file__).parent / "fixtures" / "deposit"
 VOCABULARY = load_vocabulary()
@@ -97,10 +98,11 @@ def test_measured_chance_levels_are_what_the_baselines_score(
 ) -> None:
     frame = metrics_df([log.location for log in baseline_logs.values()])
     means = frame.groupby("model").mean(numeric_only=True)
-    assert set(PROFILE_MEASURED) == {s.name for s in of_family("profile")}
-    for name, measured in PROFILE_MEASURED.items():
+    profile_names = {n for n in measured_names() if spec(n).family == "profile"}
+    assert profile_names == {s.name for s in of_family("profile")}
+    for name in sorted(profile_names):
         for model, claimed in zip(
-            ("attunebench/random", "attunebench/majority"), measured, strict=True
+            ("attunebench/random", "attunebench/majority"), measured(name), strict=True
         ):
             value = float(means.loc[model, name])
             digits = 2 if abs(value) >= 10 else 3
@@ -453,4 +455,4 @@ def test_a_report_of_profile_runs_only_is_the_profile_section(
     assert report.leaderboard == [] and len(report.profile) == 2
     assert to_terminal(report).lstrip().startswith("Profile prediction (experimental)")
     chance = next(r for r in report.profile if r.model == "chance")
-    assert round(chance.composite.estimate, 2) == PROFILE_MEASURED["profile_composite"][0]
+    assert round(chance.composite.estimate, 2) == measured("profile_composite")[0]

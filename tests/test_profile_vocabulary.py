@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from attunebench_inspect.cli import main
 from attunebench_inspect.data import Codebook, load_codebook, load_conversations
 from attunebench_inspect.data.problems import DataError
 from attunebench_inspect.data.profile import NO_DIAGNOSIS, VOCABULARY_FIELDS, split_profile
@@ -24,8 +23,8 @@ from attunebench_inspect.data.profile_vocabulary import (
 )
 from attunebench_inspect.data.validate import validate_path
 from attunebench_inspect.solve.prompts import quote
-
-from .conftest import BUNDLED
+from attunebench_inspect.tools.cli import main
+from tests.conftest import BUNDLED
 
 DEPOSIT = Path(__file__).parent / "fixtures" / "deposit"
 

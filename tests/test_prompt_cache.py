@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import get_model
+from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect.data import Codebook, load_conversations, split
-from attunebench_inspect.estimate.capture import capture
-from attunebench_inspect.estimate.tokens import Through, through_cache, uses
-from attunebench_inspect.prompt_cache.prompt import Block
-from attunebench_inspect.prompt_cache.rules import (
+from attunebench_inspect.solve.modes import mode_spec
+from attunebench_inspect.tools.estimate.cache.prompt import Block
+from attunebench_inspect.tools.estimate.cache.rules import (
     ANTHROPIC,
     OPENAI,
     OPENAI_EXPLICIT,
@@ -28,7 +27,8 @@ from attunebench_inspect.prompt_cache.rules import (
     Tokens,
     rules_for,
 )
-from attunebench_inspect.solve.modes import mode_spec
+from attunebench_inspect.tools.estimate.capture import capture
+from attunebench_inspect.tools.estimate.tokens import Through, through_cache, uses
 
 CHARS = Tokens(lambda texts: [len(t) for t in texts])
 """One token per character: every count below is worked out by hand."""

@@ -22,8 +22,7 @@ from attunebench_inspect.data.panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIV
 from attunebench_inspect.data.samples import visible_of
 from attunebench_inspect.solve import MODES, read_walk
 from attunebench_inspect.solve.prompts import JUDGE_SYSTEM
-
-from .spy import Spy, is_repair, valid_answer
+from tests.spy import Spy, is_repair, valid_answer
 
 STRUCTURED = ("emotion", "binary_hp", "pairwise")
 

@@ -19,23 +19,28 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample_summaries,
 )
-from inspect_ai.model import ChatMessage, GenerateConfig
+from inspect_ai.model import ChatMessage, GenerateConfig, get_model
 
-from attunebench_inspect import attunebench
-from attunebench_inspect.cli import main
+from attunebench_inspect import attunebench, contamination
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.report.analyses import Settings, composite_ci
-from attunebench_inspect.report.build import Report, build_report
-from attunebench_inspect.report.filters import FilterError, parse_filter
-from attunebench_inspect.report.html import to_html
-from attunebench_inspect.report.logs import read_runs
-from attunebench_inspect.report.records import RunHeader, SampleRow, read_header, read_sample_rows
-from attunebench_inspect.report.render import to_json, to_markdown, to_terminal
-from attunebench_inspect.report.table import run_table
-
-from .conftest import BUNDLED
-from .spy import Spy
-from .truth_model import TruthModel
+from attunebench_inspect.tools.analysis import metrics_df
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.report.analyses import Settings, composite_ci
+from attunebench_inspect.tools.report.build import Report, build_report
+from attunebench_inspect.tools.report.filters import FilterError, parse_filter
+from attunebench_inspect.tools.report.html import to_html
+from attunebench_inspect.tools.report.log_fields import (
+    RunHeader,
+    SampleRow,
+    read_header,
+    read_sample_rows,
+)
+from attunebench_inspect.tools.report.logs import read_runs
+from attunebench_inspect.tools.report.render import to_json, to_markdown, to_terminal
+from attunebench_inspect.tools.report.table import run_table
+from tests.conftest import BUNDLED
+from tests.spy import Spy
+from tests.truth_model import TruthModel
 
 N_CONVERSATIONS = 10
 
@@ -43,7 +48,8 @@ N_CONVERSATIONS = 10
 @pytest.fixture(scope="session")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Runs of known skill: chance, majority and two noisy copies of the truth, two modes,
-    plus a failed run superseded by a retry and a run in which every sample errored."""
+    plus a failed run superseded by a retry and a run in which every sample errored, and the
+    contamination probe of a memorizer and of chance."""
     return _known_skill_logs(tmp_path_factory.getbasetemp())
 
 
@@ -84,6 +90,12 @@ def _known_skill_logs(base: Path) -> Path:
                 log_dir=out,
             )
     eval(attunebench(**task), model="attunebench/majority", display="none", log_dir=out)
+    # The contamination probe beside them: a planted positive and the chance model.
+    for model in (
+        get_model("memorizer/recall", data=str(data), share=0.5, memoize=False),
+        get_model("attunebench/random"),
+    ):
+        eval(contamination(**task), model=model, display="none", log_dir=out)
     return root / "logs"
 
 
@@ -310,6 +322,53 @@ def test_tables_that_cannot_say_anything_say_why(logs: Path) -> None:
     assert "Needs 3 models besides chance in this mode; the logs have 1." in text
     assert "No mode deltas: the logs have one mode (default); run another." in text
     assert f"<p class='note'>{pairs}</p>" in to_html(report)
+
+
+def test_contamination_sits_beside_the_composite_and_never_inside_it(
+    logs: Path, report: Report, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The probe's runs give one verdict per model, beside its Composite in each mode; they are
+    never read as runs of the main task (leaderboard, `attunebench composite`, metrics_df)."""
+    verdicts = {c.model: c.contamination.verdict for c in report.contamination}
+    assert verdicts == {"chance": "not suspected", "memorizer/recall": "suspected"}
+    chance = next(c for c in report.contamination if c.model == "chance")
+    assert chance.composite == {
+        r.mode: r.composite for r in report.leaderboard if r.model == "chance"
+    }
+    assert set(chance.composite) == {"default", "verbose"}
+    assert chance.contamination.instances > 10 and chance.contamination.seed == 0
+    assert all(r.model != "memorizer/recall" for r in report.leaderboard)
+    assert {(r.model, r.mode) for r in report.runs if r.mode == "contamination"} == {
+        ("chance", "contamination"),
+        ("memorizer/recall", "contamination"),
+    }
+    text = to_terminal(report)
+    board = text.split("\n\n")[0].strip().splitlines()
+    assert board[1].endswith("contamination")
+    rows = {line.split()[1]: line for line in board[3:] if line.startswith("default")}
+    assert rows["chance"].endswith("not suspected")
+    assert rows["mockllm/truth-0.2"].endswith("not probed")
+    section = text[text.index("Contamination: has the model seen these conversations?") :]
+    assert "memorizer/recall  suspected" in section and "Rule: suspected if" in section
+    data = json.loads(to_json(report))["contamination"]
+    assert {e["model"]: e["contamination"]["verdict"] for e in data} == verdicts
+    assert main(["composite", str(logs), "--resamples", "100"]) == 0
+    assert "memorizer/recall" not in capsys.readouterr().out
+    frame = metrics_df(logs)
+    assert len(frame) and not any("contamination" in c or "rouge" in c for c in frame.columns)
+    assert not frame["log"].str.contains("_contamination_").any()
+
+
+def test_without_a_probe_the_section_says_how_to_run_one(logs: Path) -> None:
+    runs, _ = read_runs([logs])
+    one = next(r for r in runs if r.model == "mockllm/truth-0.2" and r.mode == "default")
+    text = to_terminal(build_report([one.location], resamples=200))
+    assert (
+        "Contamination: has the model seen these conversations?\nNo contamination probe among "
+        "the logs: `inspect eval attunebench_inspect/contamination --model MODEL` checks whether "
+        "a model has seen the conversations (docs/contamination.md).\n"
+    ) in text
+    assert "not probed" not in text
 
 
 def test_report_command_formats(

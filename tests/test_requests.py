@@ -13,12 +13,13 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.model._generate_config import set_active_generate_config
+from loopback.endpoint import Endpoint, EndpointConfig, RequestRecord
+from loopback.shape_fill import fill_shape, stated_shape
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig, RequestRecord
-from attunebench_inspect.baselines.shape_fill import fill_shape, stated_shape
-from attunebench_inspect.solve.record import CallType
-from attunebench_inspect.solve.requests import after, request_policy, resolve_schedule
+from attunebench_inspect.solve.call_record import CallType
+from attunebench_inspect.solve.provider_rules import request_policy
+from attunebench_inspect.solve.schedule import after, resolve_schedule
 from attunebench_inspect.solve.schemas import (
     SCHEMA_PREFIX,
     binary_hp_schema,

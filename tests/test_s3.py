@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import list_eval_logs
+from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.baselines.endpoint import Endpoint, EndpointConfig
-from attunebench_inspect.cli import main
+from attunebench_inspect.tools.cli import main
 
 BIN = Path(sys.executable).parent
 S3_MISSING = "S3 tests need moto[server] and s3fs (pip install -e '.[dev]')"

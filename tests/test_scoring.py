@@ -17,20 +17,20 @@ from inspect_ai.log import EvalLog
 from scipy.stats import kendalltau
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.cli import main
+from attunebench_inspect.bootstrap import mean_ci
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.samples import visible_of
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation
-from attunebench_inspect.report.bootstrap import mean_ci
-from attunebench_inspect.report.composite import agrees, run_composite
-from attunebench_inspect.report.logs import read_runs
 from attunebench_inspect.score import metrics as m
 from attunebench_inspect.score.conformance import bundled_case_files, check_case
 from attunebench_inspect.score.conversation import score_conversation
 from attunebench_inspect.score.vad import similarity
-from attunebench_inspect.solve.record import CallRecord, CallType
-
-from .conftest import BUNDLED
+from attunebench_inspect.solve.call_record import CallRecord, CallType
+from attunebench_inspect.solve.predictions import Walk
+from attunebench_inspect.tools.cli import main
+from attunebench_inspect.tools.report.composite import agrees, run_composite
+from attunebench_inspect.tools.report.logs import read_runs
+from tests.conftest import BUNDLED
 
 CASES = [
     (file.name, case)
@@ -199,9 +199,8 @@ def test_oracle_scores_maximum_on_every_bundled_conversation(codebook: Codebook)
         visible, truth = split(item.conversation)
         scores = score_conversation(
             truth,
-            _oracle_records(visible, truth, codebook),
+            Walk("oracle-judge", _oracle_records(visible, truth, codebook)),
             q3_options=codebook.q3_options,
-            judged=True,
         )
         values = scores.flat()
         for key in (
@@ -342,8 +341,8 @@ def test_report_shows_rejudged_drafts_beside_the_original_judge(
     from inspect_ai import score
     from inspect_ai.log import write_eval_log
 
-    from attunebench_inspect.report.build import build_report
     from attunebench_inspect.score import draft_rejudge
+    from attunebench_inspect.tools.report.build import build_report
 
     data = small_dataset(2)
     log = _eval(data, "attunebench/random", model_roles={"judge": "attunebench/majority"})

@@ -12,19 +12,19 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema
 
-from attunebench_inspect.baselines.providers import RandomFill
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data.split import GroundTruth, VisibleConversation, comparison_key
+from attunebench_inspect.providers.baselines import RandomFill
 from attunebench_inspect.solve.prompts import quote
 from attunebench_inspect.solve.schemas import JUDGE_CRITERIA, call_of
-
-from .spy import Spy
+from tests.spy import Spy
 
 _TURN = re.compile(r'<participant turn="(\d+)">')
 _RESPONSE = re.compile(r'<response label="(\d)">\n(.*?)\n</response>', re.DOTALL)
@@ -45,13 +45,28 @@ def _with_reasoning(value: Any, schema: JSONSchema) -> Any:
 
 
 class TruthModel:
-    def __init__(self, data: Path, codebook: Codebook, noise: float, seed: int = 0) -> None:
+    def __init__(
+        self,
+        data: Path,
+        codebook: Codebook,
+        noise: float,
+        seed: int = 0,
+        *,
+        readings: Mapping[str, GroundTruth] | None = None,
+        judge_rating: int = 7,
+    ) -> None:
+        """`readings`: conversation ID -> the labels to answer with in place of the
+        participant's (a model of planted behaviour); `judge_rating`: what it rates every
+        criterion of a draft when it is the judge."""
         self.codebook = codebook
         self.noise = noise
         self.seed = seed
+        self.judge_rating = judge_rating
         self.conversations: list[tuple[VisibleConversation, GroundTruth]] = [
             split(c.conversation) for c in load_conversations(data, codebook).conversations
         ]
+        if readings is not None:
+            self.conversations = [(v, readings[v.conversation_id]) for v, _ in self.conversations]
         self.question_ids = {q.text: q.id for q in codebook.spec.pairwiseQuestions}
 
     def _find(self, text: str) -> tuple[VisibleConversation, GroundTruth]:
@@ -93,7 +108,7 @@ class TruthModel:
             return json.dumps(
                 {
                     "reasoning": "close to the reference",
-                    "ratings": dict.fromkeys(JUDGE_CRITERIA, 7),
+                    "ratings": dict.fromkeys(JUDGE_CRITERIA, self.judge_rating),
                     "binary": {q: b.preferred for q, b in turn_truth.binary.items()},
                 }
             )

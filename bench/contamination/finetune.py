@@ -57,7 +57,6 @@ STAGES = ("prepare", "train", "convert", "evaluate", "results")
 UNTUNED = "untuned"
 MODELS = (UNTUNED, *VARIANTS)
 TASKS = {"probe": "attunebench_inspect/contamination", "main": "attunebench_inspect/default"}
-PROBE_FILE_TASK = f"{HERE / 'probe_task.py'}@contamination"
 NLL_WINDOWS = 2
 """Memorisation is read on each document's first NLL_WINDOWS windows of --block tokens (the
 first 1,024 tokens at the defaults): forward passes over whole documents of three models cost
@@ -290,12 +289,11 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
     commands = []
     for half in HALVES:
         for task in args.tasks:
-            name = probe_task() if task == "probe" else TASKS[task]
             per_half = args.probe_per_half if task == "probe" else args.per_half
             command = [
                 inspect,
                 "eval",
-                name,
+                TASKS[task],
                 "--model",
                 f"openai-api/llamacpp/{MODEL_PREFIX}{model}",
                 "-T",
@@ -310,18 +308,14 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
                 "plain",
                 "--no-score-display",
             ]
-            # The probe fixes its own generation settings; the main task's drafts need a cap.
+            # The probe fixes its own generation settings and cuts its texts by the run's seed;
+            # the main task's drafts need a cap.
+            if task == "probe":
+                command += ["-T", f"seed={args.seed}"]
             if task == "main":
                 command += ["--max-tokens", str(args.max_tokens)]
             commands.append(command)
     return commands
-
-
-def probe_task() -> str:
-    """The probe's registered name, or its file task where the package does not register it."""
-    import attunebench_inspect._registry as registry
-
-    return TASKS["probe"] if hasattr(registry, "contamination") else PROBE_FILE_TASK
 
 
 def finished(folder: Path) -> bool:

@@ -31,25 +31,26 @@ from pathlib import Path
 
 import numpy as np
 from inspect_ai import eval
-from inspect_ai.model import ChatMessageUser, ModelAPI, get_model
+from inspect_ai.model import ModelAPI, get_model
 from scipy import stats
 
+from attunebench_inspect import contamination
 from attunebench_inspect._bundled import bundled_conversations_dir
-from attunebench_inspect.baselines.providers import BaselineAPI
 from attunebench_inspect.data.codebook import load_codebook
 from attunebench_inspect.data.load import load_conversations
 from attunebench_inspect.data.split import VisibleConversation, split
-from attunebench_inspect.probes.contamination import contamination, prompts
-from attunebench_inspect.probes.contamination.instances import select
+from attunebench_inspect.probes.contamination.instances import Instance, select
 from attunebench_inspect.probes.contamination.overlap import overlap
-from attunebench_inspect.probes.contamination.solver import CONFIG
+from attunebench_inspect.probes.contamination.solver import CONFIG, request
 from attunebench_inspect.probes.contamination.verdict import (
     ALPHA,
     MIN_INSTANCES,
     InstanceResult,
     decide,
 )
+from attunebench_inspect.providers.baselines import BaselineAPI
 from attunebench_inspect.providers.memorizer import MemorizerAPI
+from attunebench_inspect.solve.call_record import ProbeCall
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,9 @@ class Run:
     wilcoxon: bool
 
 
-async def _answers(api: ModelAPI, texts: Sequence[str]) -> list[str]:
+async def _answers(api: ModelAPI, instances: Sequence[Instance], call: ProbeCall) -> list[str]:
     outputs = await asyncio.gather(
-        *(api.generate([ChatMessageUser(content=t)], [], "none", CONFIG) for t in texts)
+        *(api.generate(request(i, call), [], "none", CONFIG) for i in instances)
     )
     return [o.completion for o in outputs]
 
@@ -122,8 +123,8 @@ def results_of(
     api: ModelAPI, visible: Sequence[tuple[str, VisibleConversation]], seed: int
 ) -> list[InstanceResult]:
     instances = select(visible, seed, "bench").instances
-    guided = asyncio.run(_answers(api, [prompts.guided(i) for i in instances]))
-    general = asyncio.run(_answers(api, [prompts.general(i) for i in instances]))
+    guided = asyncio.run(_answers(api, instances, "guided"))
+    general = asyncio.run(_answers(api, instances, "general"))
     results = []
     for instance, g_text, h_text in zip(instances, guided, general, strict=True):
         g = overlap(instance.segment, instance.reference, g_text)

@@ -1,9 +1,9 @@
 """RESULTS.md from a fine-tuning run's records and Inspect logs (finetune.py's results stage).
 
 Every Composite, pillar and interval comes from the suite's own report code: the newest
-successful log of a folder (`report.logs.read_runs`), the per-conversation Composite
-(`report.composite.run_composite`) and pillars (`report.logs.score_values`), and the suite's
-percentile bootstrap over conversations (`report.bootstrap.mean_cis`). The probe's verdict and
+successful log of a folder (`tools.report.logs.read_runs`), the per-conversation Composite
+(`tools.report.composite.run_composite`) and pillars (`tools.report.logs.score_values`), and the suite's
+percentile bootstrap over conversations (`bootstrap.mean_cis`). The probe's verdict and
 guided-general difference are read from its log header, as its scorer wrote them.
 
 **Inflation** of a variant V over the untuned model U, on the Composite or a pillar:
@@ -34,9 +34,9 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from numpy.typing import NDArray
 from scipy import stats
 
-from attunebench_inspect.report.bootstrap import DEFAULT_SEED, Interval, mean_cis
-from attunebench_inspect.report.composite import run_composite
-from attunebench_inspect.report.logs import COMPOSITE_SCORER, Run, read_runs, score_values
+from attunebench_inspect.bootstrap import DEFAULT_SEED, Interval, mean_cis
+from attunebench_inspect.tools.report.composite import run_composite
+from attunebench_inspect.tools.report.logs import COMPOSITE_SCORER, Run, read_runs, score_values
 from attunebench_inspect.score.metrics import nanmean
 
 PILLARS = {"emotion_pillar": "E", "evaluation_pillar": "Q", "holistic_pillar": "H"}
@@ -378,7 +378,7 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
         "## The main task (default mode)",
         "",
         "Composite (0-100) and pillars (0-1): mean over conversations with the suite's 95% "
-        "percentile bootstrap interval (`report.composite.run_composite`, `report.bootstrap`).",
+        "percentile bootstrap interval (`tools.report.composite.run_composite`, `bootstrap`).",
         "",
         "| model | half | conversations | Composite | E | Q | H | parse failures | served "
         "| wall time |",

@@ -1,8 +1,19 @@
 """Everything the `inspect_ai` entry point registers: tasks, scorers, model providers."""
 
 # ruff: noqa: F401
-from .baselines.providers import attunebench_baselines
-from .human.provider import human_replay
+from .attunebench import (
+    attunebench,
+    contamination,
+    default,
+    omniscient,
+    profile,
+    verbose,
+    verbose_omniscient,
+)
+from .probes.contamination import contamination_scorer
+from .providers.baselines import attunebench_baselines
+from .providers.memorizer import memorizer
+from .providers.replay import human_replay
 from .score import (
     binary_scorer,
     composite_scorer,
@@ -13,4 +24,3 @@ from .score import (
     pairwise_scorer,
 )
 from .score.profile_scorer import profile_scorer
-from .tasks import attunebench, default, omniscient, profile, verbose, verbose_omniscient

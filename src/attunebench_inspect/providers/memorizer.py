@@ -37,19 +37,19 @@ from inspect_ai.model import (
     GenerateConfig,
     ModelAPI,
     ModelOutput,
-    ModelUsage,
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from .._bundled import bundled_conversations_dir
-from ..baselines.providers import majority_fill
 from ..data.codebook import load_codebook
 from ..data.load import read_conversations
+from ..data.problems import InputError
 from ..data.split import split
 from ..probes.contamination.prompts import DATASET, shown_segment
+from . import MEMORIZER_PROVIDER
+from .baselines import OfflineAPI, majority_fill
 
-PROVIDER = "memorizer"
 MODELS = ("recall", "echo", "paraphrase")
 _PARAMETERS = ("share", "fidelity", "seed", "data", "codebook")
 
@@ -91,11 +91,6 @@ _REWORDED = {
 _TOKEN = re.compile(r"\S+")
 
 
-def _tokens(text: str) -> int:
-    # The baselines' 4-characters-per-token estimate: offline, no tokenizer download.
-    return max(1, len(text) // 4)
-
-
 def _unit(*parts: object) -> float:
     """A number in [0, 1) fixed by `parts`."""
     digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).hexdigest()
@@ -122,7 +117,7 @@ def read_texts(data: str | None, codebook: str | None) -> list[str]:
     path = Path(data) if data is not None else bundled_conversations_dir()
     result = read_conversations(path, load_codebook(codebook))
     if not result.conversations:
-        raise ValueError(
+        raise InputError(
             f"-M data={path}: no valid conversation to read ({len(result.problems)} problem(s); "
             f"`attunebench validate {path}` lists them)"
         )
@@ -135,11 +130,13 @@ def read_texts(data: str | None, codebook: str | None) -> list[str]:
 
 def _fraction(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValueError(f"-M {name} must be a number from 0 to 1; got {value!r}")
+        raise InputError(f"-M {name} must be a number from 0 to 1; got {value!r}")
     return float(value)
 
 
-class MemorizerAPI(ModelAPI):
+class MemorizerAPI(OfflineAPI):
+    provider = MEMORIZER_PROVIDER
+
     def __init__(
         self,
         model_name: str,
@@ -155,20 +152,20 @@ class MemorizerAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         if model_name not in MODELS:
-            raise ValueError(
-                f"unknown test model '{PROVIDER}/{model_name}'; "
-                f"use one of: {', '.join(f'{PROVIDER}/{m}' for m in MODELS)}"
+            raise InputError(
+                f"unknown test model '{MEMORIZER_PROVIDER}/{model_name}'; "
+                f"use one of: {', '.join(f'{MEMORIZER_PROVIDER}/{m}' for m in MODELS)}"
             )
         if model_args:
-            raise ValueError(
-                f"unknown -M argument(s) for {PROVIDER}/{model_name}: "
+            raise InputError(
+                f"unknown -M argument(s) for {MEMORIZER_PROVIDER}/{model_name}: "
                 f"{', '.join(sorted(model_args))}; the arguments are {', '.join(_PARAMETERS)}"
             )
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"-M seed must be an integer; got {seed!r}")
+            raise InputError(f"-M seed must be an integer; got {seed!r}")
         for name, value in (("data", data), ("codebook", codebook)):
             if value is not None and not isinstance(value, str):
-                raise ValueError(f"-M {name} must be a path; got {value!r}")
+                raise InputError(f"-M {name} must be a path; got {value!r}")
         self.share = _fraction("share", share)
         self.fidelity = _fraction("fidelity", fidelity)
         self.seed = seed
@@ -212,24 +209,9 @@ class MemorizerAPI(ModelAPI):
             if schema
             else self.complete("\n".join(m.text for m in input))
         )
-        output = ModelOutput.from_content(model=f"{PROVIDER}/{self.model_name}", content=content)
-        input_tokens = sum(_tokens(m.text) for m in input)
-        output_tokens = _tokens(content)
-        output.usage = ModelUsage(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens,
-        )
-        return output
-
-    async def count_text_tokens(self, text: str) -> int:
-        return _tokens(text)
-
-    def max_connections(self) -> int:
-        # Answers are computed locally in microseconds.
-        return 256
+        return self.output(input, content)
 
 
-@modelapi(name=PROVIDER)
+@modelapi(name=MEMORIZER_PROVIDER)
 def memorizer() -> type[ModelAPI]:
     return MemorizerAPI

@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .catalog import CATALOG, COUNTS, UNPLACED_LABELS, MetricSpec
+from .catalog import CATALOG
+from .counts import COUNTS, UNPLACED_LABELS
+from .metric_spec import MetricSpec
 
 BEGIN = "<!-- BEGIN GENERATED: attunebench metrics --write scorers/METRICS.md -->"
 END = "<!-- END GENERATED -->"

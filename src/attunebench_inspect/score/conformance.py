@@ -24,17 +24,11 @@ from ..data.codebook import cached_codebook
 from ..data.profile import PROFILE_FIELDS
 from ..data.profile_vocabulary import Vocabulary, load_vocabulary
 from ..data.split import comparison_key
-from . import metrics as m
-from .catalog import (
-    BINARY_VIEWS,
-    COMPOSITE_INPUTS,
-    POOLED_STATS,
-    PostInputs,
-    TurnInputs,
-    pillars,
-    pooled_name,
-    spec,
-)
+from ..solve.predictions import JudgeVerdict, PostPredictions
+from . import metrics
+from .catalog import COMPOSITE_INPUTS, POOLED_STATS, pooled_name, spec
+from .inputs import BINARY_VIEWS, PostInputs, TurnInputs
+from .pillars import pillars
 from .profile import ProfileInputs
 
 DEFAULT_TOLERANCE = 1e-6
@@ -82,17 +76,31 @@ def turn_case(family: str, case: Mapping[str, Any]) -> TurnInputs:
             gold_observed=observed,
             gold_preferred=preferred,
             judged=True,
-            judge=pred,
+            judge=JudgeVerdict.from_answer(pred) if pred is not None else None,
             draft_ok=bool(case.get("draft_ok", True)),
         )
     raise ValueError(f"no turn-level metrics in family {family!r}")
 
 
+_UNASKED_POST: dict[str, Any] = {
+    "post_panas": {},
+    "q1_looking_for": {},
+    "q2_emotion_clarity": "",
+    "q3_model_fit": "",
+    "q3_follow_up": {},
+    "four_branch": {},
+}
+"""A case's answer gives only the fields its metric reads; the others are these."""
+
+
 def post_case(case: Mapping[str, Any]) -> PostInputs:
     """The post-conversation inputs from a conversation-level case."""
     truth: Mapping[str, Any] = case.get("truth") or {}
+    answer = case.get("prediction")
     return PostInputs(
-        post=case.get("prediction"),
+        post=PostPredictions.from_answer({**_UNASKED_POST, **answer})
+        if answer is not None
+        else None,
         pre_panas=truth.get("prePanas", {}),
         post_panas=truth.get("postPanas", {}),
         q1_looking_for=truth.get("q1_lookingFor", []),
@@ -125,14 +133,14 @@ def profile_case(case: Mapping[str, Any]) -> ProfileInputs:
 
 
 def _nan(value: float | None) -> float:
-    return m.NAN if value is None else float(value)
+    return metrics.NAN if value is None else float(value)
 
 
 def compute(metric: str, case: Mapping[str, Any]) -> float:
     """The value the code gives a case of `metric`."""
     entry = spec(metric)
     if "turns" in case:
-        return m.nanmean([compute(metric, turn) for turn in case["turns"]])
+        return metrics.nanmean([compute(metric, turn) for turn in case["turns"]])
     if entry.turn is not None:
         return entry.turn(turn_case(entry.family, case))
     if entry.conversation is not None:
@@ -142,14 +150,14 @@ def compute(metric: str, case: Mapping[str, Any]) -> float:
     if metric in _POOLED:
         view, stat = _POOLED[metric]
         counts = turn_case("binary", case).counts(view)
-        return m.pooled_binary(counts.tp, counts.fp, counts.fn, counts.tn)[stat]
+        return metrics.pooled_binary(counts.tp, counts.fp, counts.fn, counts.tn)[stat]
     if metric == "parse_failure_rate":
-        return m.parse_failure_rate(case["prediction"])
+        return metrics.parse_failure_rate(case["prediction"])
     if entry.family == "composite":
         values = {k: _nan(v) for k, v in case["prediction"].items()}
-        inputs = {s: values.get(s, m.NAN) for s in COMPOSITE_INPUTS}
+        inputs = {s: values.get(s, metrics.NAN) for s in COMPOSITE_INPUTS}
         parts = pillars(inputs)
-        return m.composite(*parts.values()) if metric == "composite" else parts[metric]
+        return metrics.composite(*parts.values()) if metric == "composite" else parts[metric]
     raise ValueError(f"metric {metric!r} has no conformance computation")
 
 
@@ -173,7 +181,7 @@ def bundled_case_files() -> list[Path]:
 def check_case(source: str, case: Mapping[str, Any]) -> tuple[bool, str]:
     """(passed, one report line) for one case."""
     name, metric = str(case.get("name", "?")), str(case.get("metric", "?"))
-    expected = m.NAN if case.get("expected") is None else float(case["expected"])
+    expected = metrics.NAN if case.get("expected") is None else float(case["expected"])
     tolerance = float(case.get("tolerance", DEFAULT_TOLERANCE))
     try:
         actual = float(compute(metric, case))

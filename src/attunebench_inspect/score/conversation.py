@@ -9,25 +9,21 @@ computed, is the catalog's business (`catalog.py`); this module only assembles t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from ..data.split import GroundTruth, TurnTruth
-from ..solve.record import CallRecord, CallType
-from . import metrics as m
-from .catalog import (
-    BINARY_VIEWS,
-    CATALOG,
-    COUNT_FIELDS,
-    Family,
-    PostInputs,
-    TurnInputs,
-    pillars,
-)
+from ..data.split import GroundTruth
+from ..solve.call_record import CallType
+from ..solve.predictions import Walk
+from . import metrics
+from .catalog import CATALOG
+from .counts import COUNT_FIELDS
+from .inputs import BINARY_VIEWS, PostInputs, TurnInputs
+from .metric_spec import Family
+from .pillars import pillars
 
-Records = Mapping[tuple[CallType, int | None], CallRecord]
-EM_CALLS: tuple[CallType, ...] = ("draft", "emotion", "binary_hp", "pairwise", "post")
+EVALUATED_CALLS: tuple[CallType, ...] = ("draft", "emotion", "binary_hp", "pairwise", "post")
+"""The calls of the evaluated model (the judge's are not): what the parse-failure rate counts."""
 TURN_FAMILIES: tuple[Family, ...] = ("emotion", "binary", "pairwise", "draft")
 
 
@@ -46,63 +42,6 @@ class ConversationScores:
         return {k: v for values in self.families.values() for k, v in values.items()}
 
 
-def _prediction(record: CallRecord | None) -> dict[str, Any] | None:
-    return record.prediction if record is not None else None
-
-
-def _binary_view(prediction: dict[str, Any] | None, key: str) -> dict[str, str] | None:
-    if prediction is None:
-        return None
-    return {qid: answer[key] for qid, answer in prediction["binary"].items()}
-
-
-def _pairwise_winners(record: CallRecord | None) -> dict[str, str] | None:
-    """comparison key -> the source the model chose, through the stored label mapping."""
-    if record is None or record.prediction is None:
-        return None
-    labels: dict[str, str] = record.context["labels"]
-    keys: dict[str, str] = record.context["comparisons"]
-    return {keys[cid]: labels[answer["winner"]] for cid, answer in record.prediction.items()}
-
-
-def turn_inputs(truth: TurnTruth, records: Records, judged: bool) -> TurnInputs:
-    n = truth.turn_number
-    emotion = _prediction(records.get(("emotion", n)))
-    hp_facing = _prediction(records.get(("binary_hp", n)))
-    draft = records.get(("draft", n))
-    return TurnInputs(
-        mood=emotion["mood_shift"] if emotion is not None else None,
-        gold_mood=truth.mood_shift,
-        binary={
-            "om": _binary_view(emotion, "observed"),
-            "hp": _binary_view(emotion, "preferred"),
-            "om_hp_facing": _binary_view(hp_facing, "observed"),
-            "hp_hp_facing": _binary_view(hp_facing, "preferred"),
-        },
-        gold_observed={q: b.observed for q, b in truth.binary.items()},
-        gold_preferred={q: b.preferred for q, b in truth.binary.items()},
-        winners=_pairwise_winners(records.get(("pairwise", n))),
-        gold_winners=dict(truth.pairwise),
-        judged=judged,
-        judge=_prediction(records.get(("judge", n))),
-        draft_ok=draft is not None and draft.prediction is not None,
-    )
-
-
-def post_inputs(truth: GroundTruth, records: Records, q3_options: Sequence[str]) -> PostInputs:
-    return PostInputs(
-        post=_prediction(records.get(("post", None))),
-        pre_panas=truth.pre_panas,
-        post_panas=truth.post_panas,
-        q1_looking_for=truth.q1_looking_for,
-        q2_emotion_clarity=truth.q2_emotion_clarity,
-        q3_model_fit=truth.q3_model_fit,
-        q3_follow_up=truth.q3_follow_up,
-        four_branch=truth.four_branch,
-        q3_options=q3_options,
-    )
-
-
 def _turn_values(inputs: TurnInputs, families: Sequence[Family]) -> dict[str, float]:
     return {s.name: s.turn(inputs) for s in CATALOG if s.family in families and s.turn}
 
@@ -110,7 +49,7 @@ def _turn_values(inputs: TurnInputs, families: Sequence[Family]) -> dict[str, fl
 def _counts(turns: Sequence[TurnInputs]) -> dict[str, float]:
     counts: dict[str, float] = {}
     for view in BINARY_VIEWS:
-        total = sum((t.counts(view) for t in turns), m.BinaryCounts())
+        total = sum((t.counts(view) for t in turns), metrics.BinaryCounts())
         counts.update(
             {f"{view}_{f}": float(v) for f, v in zip(COUNT_FIELDS, total.as_tuple(), strict=True)}
         )
@@ -118,20 +57,17 @@ def _counts(turns: Sequence[TurnInputs]) -> dict[str, float]:
 
 
 def score_conversation(
-    truth: GroundTruth,
-    records: Records,
-    *,
-    q3_options: Sequence[str],
-    judged: bool,
+    truth: GroundTruth, walk: Walk, *, q3_options: Sequence[str]
 ) -> ConversationScores:
-    """Every catalogued metric of one conversation from its call records and ground truth."""
-    inputs = [turn_inputs(t, records, judged) for t in truth.turns]
+    """Every catalogued metric of one conversation from its walk and ground truth."""
+    judged = walk.judge is not None
+    inputs = [TurnInputs.of(walk.turn(t.turn_number), t) for t in truth.turns]
     families = TURN_FAMILIES if judged else tuple(f for f in TURN_FAMILIES if f != "draft")
     per_turn = [_turn_values(i, families) for i in inputs]
     scores = ConversationScores()
     for family in families:
         scores.families[family] = {
-            s.name: m.nanmean([values[s.name] for values in per_turn])
+            s.name: metrics.nanmean([values[s.name] for values in per_turn])
             for s in CATALOG
             if s.family == family and s.turn
         }
@@ -141,17 +77,17 @@ def score_conversation(
     ]
 
     scores.families["binary"].update(_counts(inputs))
-    taus = [tau for i in inputs for tau in m.kendall_tau(i.winners, i.gold_winners)]
+    taus = [tau for i in inputs for tau in metrics.kendall_tau(i.winners, i.gold_winners)]
     defined = sum(1 for tau in taus if tau == tau)
     scores.families["pairwise"].update(
         {"tau_defined": float(defined), "tau_undefined": float(len(taus) - defined)}
     )
     if judged:
         scores.families["draft"]["judge_parse_failures"] = float(
-            sum(1 for (call, _), r in records.items() if call == "judge" and not r.parsed)
+            sum(1 for (call, _), r in walk.records.items() if call == "judge" and not r.parsed)
         )
 
-    post = post_inputs(truth, records, q3_options)
+    post = PostInputs.of(walk.post(), truth, q3_options)
     scores.families["conversation_wide"] = {
         s.name: s.conversation(post)
         for s in CATALOG
@@ -165,13 +101,13 @@ def score_conversation(
         **scores.families["conversation_wide"],
     }
     parts = pillars(canonical)
-    statuses = [r.status for (call, _), r in records.items() if call in EM_CALLS]
+    statuses = [r.status for (call, _), r in walk.records.items() if call in EVALUATED_CALLS]
     scores.families["composite"] = {
-        "composite": m.composite(
+        "composite": metrics.composite(
             parts["emotion_pillar"], parts["evaluation_pillar"], parts["holistic_pillar"]
         ),
         **parts,
-        "parse_failure_rate": m.parse_failure_rate(statuses),
+        "parse_failure_rate": metrics.parse_failure_rate(statuses),
         "calls": float(len(statuses)),
         "parse_failures": float(sum(1 for s in statuses if s == "failed")),
         "repaired": float(sum(1 for s in statuses if s == "repaired")),

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..data.split import GroundTruth
-from . import metrics as m
-from .catalog import PostInputs, TurnInputs
-from .conversation import Records, post_inputs, turn_inputs
+from ..solve.predictions import Walk
+from . import metrics
+from .inputs import PostInputs, TurnInputs
 
 
 def answer_line(composite: Mapping[str, float]) -> str:
@@ -28,7 +28,7 @@ def _mood(mood: Mapping[str, int] | None) -> str:
     return ", ".join(f"{e} {i}" for e, i in mood.items()) or "no shift"
 
 
-def _share(counts: m.BinaryCounts) -> str:
+def _share(counts: metrics.BinaryCounts) -> str:
     return f"{counts.correct}/{counts.n}" if counts.n else "-"
 
 
@@ -44,16 +44,17 @@ def _pairwise(turn: TurnInputs) -> str:
 
 
 def _post_lines(post: PostInputs) -> list[str]:
-    if post.post is None:
+    answer = post.post
+    if answer is None:
         return ["Post-conversation answer: *parse failure* (scored as wrong)."]
     own = post.follow_up() or []
     rows = [
-        ("Q1 looking for", ", ".join(m.selected(post.get("q1_looking_for")) or []) or "-",
+        ("Q1 looking for", ", ".join(answer.q1_looking_for) or "-",
          ", ".join(post.q1_looking_for) or "-"),
-        ("Q2 emotion clarity", str(post.get("q2_emotion_clarity")), post.q2_emotion_clarity),
-        ("Q3 model fit", str(post.get("q3_model_fit")), post.q3_model_fit),
+        ("Q2 emotion clarity", answer.q2_emotion_clarity, post.q2_emotion_clarity),
+        ("Q3 model fit", answer.q3_model_fit, post.q3_model_fit),
         ("Q3 what felt off", "; ".join(own) or "-", "; ".join(post.q3_follow_up) or "(not asked)"),
-        ("Four-Branch", _branches(post.get("four_branch")), _branches(post.four_branch)),
+        ("Four-Branch", _branches(answer.four_branch), _branches(post.four_branch)),
     ]  # fmt: skip
     return [
         "| post-conversation | model | participant |",
@@ -66,9 +67,7 @@ def _branches(values: Mapping[str, int] | None) -> str:
     return ", ".join(f"{b} {v}" for b, v in (values or {}).items()) or "-"
 
 
-def explanation(
-    truth: GroundTruth, records: Records, *, q3_options: Sequence[str], judged: bool
-) -> str:
+def explanation(truth: GroundTruth, walk: Walk, *, q3_options: Sequence[str]) -> str:
     """Markdown: per turn the predicted and labelled mood shift and the share of binary
     judgements and comparisons the model got right; then the post-conversation answers."""
     lines = [
@@ -76,12 +75,12 @@ def explanation(
         "|---|---|---|---|---|---|",
     ]
     for turn_truth in truth.turns:
-        turn = turn_inputs(turn_truth, records, judged)
+        turn = TurnInputs.of(walk.turn(turn_truth.turn_number), turn_truth)
         lines.append(
             f"| {turn_truth.turn_number} | {_mood(turn.mood)} | {_mood(turn.gold_mood)} "
             f"| {_share(turn.counts('om'))} | {_share(turn.counts('hp'))} | {_pairwise(turn)} |"
         )
-    lines += ["", *_post_lines(post_inputs(truth, records, q3_options)), ""]
+    lines += ["", *_post_lines(PostInputs.of(walk.post(), truth, q3_options)), ""]
     lines.append(
         "Every call's parsed prediction and parse status (and, for an answer that could not "
         "be read as is, what the model wrote): the Store tab (`WalkStore:records`); every "

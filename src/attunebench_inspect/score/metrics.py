@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from .. import text_match as tm
+from .. import text_match
 from ..data.panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
 from .vad import INDEX, SIMILARITY
 
@@ -293,12 +293,12 @@ def fuzzy_overlap(pred: Sequence[str] | None, gold: Sequence[str]) -> float:
     M <= min(|P|, |G|) and the value is in 0-1. NaN when the participant gave no follow-up (the
     question was not asked); nothing predicted, or a parse failure, = 0.
     """
-    if not tm.distinct(gold):
+    if not text_match.distinct(gold):
         return NAN
     if not pred:
         return 0.0
-    both = tm.matched(pred, gold)
-    return both / (len(tm.distinct(pred)) + len(tm.distinct(gold)) - both)
+    both = text_match.matched(pred, gold)
+    return both / (len(text_match.distinct(pred)) + len(text_match.distinct(gold)) - both)
 
 
 def four_branch(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> dict[str, float]:

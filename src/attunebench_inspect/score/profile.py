@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import text_match as tm
+from .. import text_match
 from ..data.profile import ORDINAL_FIELDS
 from ..data.profile_vocabulary import Vocabulary
-from . import metrics as m
+from . import metrics
 
 
 @dataclass(frozen=True)
@@ -50,31 +50,31 @@ class ProfileInputs:
 
 def choice_exact(pred: str | None, gold: str | None) -> float:
     """1 if the predicted option is the participant's, else 0; NaN where they gave none."""
-    return m.NAN if gold is None else m.exact(pred, gold)
+    return metrics.NAN if gold is None else metrics.exact(pred, gold)
 
 
 def choice_ordinal(pred: str | None, gold: str | None, order: Sequence[str]) -> float:
     """1 - |rank difference| / (ranks - 1) in the vocabulary's order; NaN where the participant
     gave no value (or one the vocabulary could not place)."""
-    return m.NAN if gold is None else m.ordinal(pred, gold, order)
+    return metrics.NAN if gold is None else metrics.ordinal(pred, gold, order)
 
 
 def diagnoses_overlap(pred: Mapping[str, bool] | None, gold: Sequence[str] | None) -> float:
     """Jaccard overlap of the diagnoses named and reported (none reported: the empty set, so none
     named scores 1); NaN where a reported diagnosis could not be placed; parse failure = 0."""
-    return m.NAN if gold is None else m.jaccard(m.selected(pred), gold)
+    return metrics.NAN if gold is None else metrics.jaccard(metrics.selected(pred), gold)
 
 
 def background_overlap(pred: str | None, gold: Sequence[str]) -> float:
     """The Q3 follow-up's fuzzy set overlap between the areas named in the model's own words
     (split at semicolons) and the participant's entries; NaN where they gave none."""
-    return m.fuzzy_overlap(None if pred is None else tm.entries(pred), gold)
+    return metrics.fuzzy_overlap(None if pred is None else text_match.entries(pred), gold)
 
 
 def score_accuracy(pred: float | None, gold: float | None, low: int, high: int) -> float:
     """1 - |error| / (high - low) on an instrument's range; NaN where the profile has no value."""
     if gold is None:
-        return m.NAN
+        return metrics.NAN
     if pred is None:
         return 0.0
     return 1 - abs(pred - gold) / (high - low)
@@ -82,4 +82,4 @@ def score_accuracy(pred: float | None, gold: float | None, low: int, high: int) 
 
 def profile_composite(parts: Sequence[float]) -> float:
     """100 x the mean of the parts that are defined (equal weights; NaN if none is)."""
-    return 100 * m.nanmean(parts)
+    return 100 * metrics.nanmean(parts)

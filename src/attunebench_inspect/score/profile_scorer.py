@@ -16,10 +16,11 @@ from inspect_ai.solver import TaskState
 
 from ..data.profile import BY_FIELD, PROFILE_FIELDS, ProfileTruth, profile_truth_of
 from ..data.profile_vocabulary import Vocabulary, labels
-from ..solve.record import CallRecord
+from ..solve.call_record import CallRecord
 from ..solve.store import read_walk
-from . import metrics as m
-from .catalog import UNPLACED_LABELS, of_family
+from . import metrics
+from .catalog import of_family
+from .counts import UNPLACED_LABELS
 from .profile import ProfileInputs
 
 PROFILE_SCORER = "profile_scorer"
@@ -98,7 +99,7 @@ def profile_scorer(vocabulary: dict[str, Any]) -> Scorer:
         prediction = record.prediction if record is not None else None
         inputs = ProfileInputs.of(prediction, truth.values(), words)
         values = score_profile(inputs)
-        named = m.selected(prediction.get("diagnoses")) if prediction is not None else None
+        named = metrics.selected(prediction.get("diagnoses")) if prediction is not None else None
         reported = [
             words.fields[_DIAGNOSES.name].place(label) or label
             for _, label in labels(_DIAGNOSES, truth.diagnoses)

@@ -16,9 +16,10 @@ from ..data.codebook import cached_codebook
 from ..data.samples import truth_of, visible_of
 from ..data.split import VisibleTurn
 from ..solve import JUDGE_ROLE, judge_bound, judge_draft, read_walk
-from ..solve.record import CallRecord
-from .catalog import REJUDGE_PREFIX
+from ..solve.call_record import CallRecord
+from ..solve.predictions import Walk
 from .conversation import score_conversation
+from .metric_spec import REJUDGE_PREFIX
 from .scorers import run_metrics
 
 
@@ -35,18 +36,18 @@ def draft_rejudge(judge: str | None = None, codebook: str | None = None) -> Scor
             )
         model = get_model(judge) if judge else get_model(role=JUDGE_ROLE, required=True)
         conv = visible_of(state.metadata)
-        records = {k: v for k, v in read_walk(state.store).records.items() if k[0] != "judge"}
+        walk = read_walk(state.store)
 
         async def judge_turn(turn: VisibleTurn) -> CallRecord | None:
-            draft = records.get(("draft", turn.turn_number))
-            if draft is None or draft.prediction is None:
-                return None
-            return await judge_draft(model, conv, turn, draft.prediction["text"], book)
+            draft = walk.turn(turn.turn_number).draft
+            return await judge_draft(model, conv, turn, draft, book) if draft is not None else None
 
         judged = [r for r in await collect(*(judge_turn(t) for t in conv.turns)) if r]
+        # The walk as if the later judge had been its judge.
+        records = {k: v for k, v in walk.records.items() if k[0] != "judge"}
         records.update({(r.call, r.turn): r for r in judged})
         scores = score_conversation(
-            truth_of(state.metadata), records, q3_options=book.q3_options, judged=True
+            truth_of(state.metadata), Walk(str(model), records), q3_options=book.q3_options
         )
         return Score(
             value={REJUDGE_PREFIX + k: v for k, v in scores["draft"].items()},

@@ -25,12 +25,14 @@ from inspect_ai.solver import TaskState
 
 from ..data.codebook import cached_codebook
 from ..data.samples import GROUND_TRUTH_KEY, truth_of, visible_of
-from ..solve.store import Walk, read_walk
-from . import metrics as m
-from . import similarity
-from .catalog import BINARY_VIEWS, POOLED_STATS, Family, of_family, pooled_name, spec
+from ..solve.predictions import Walk
+from ..solve.store import read_walk
+from . import metrics, similarity
+from .catalog import POOLED_STATS, of_family, pooled_name, spec
 from .conversation import ConversationScores, score_conversation
 from .explanation import answer_line, explanation
+from .inputs import BINARY_VIEWS
+from .metric_spec import Family
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
 """The Composite's mean: what `inspect view`, `evals_df` and the progress line show first."""
@@ -61,10 +63,7 @@ def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, Conversat
         return cached[1], cached[2]
     walk = read_walk(state.store)
     scores = score_conversation(
-        truth_of(state.metadata),
-        walk.records,
-        q3_options=cached_codebook(codebook).q3_options,
-        judged=walk.judge is not None,
+        truth_of(state.metadata), walk, q3_options=cached_codebook(codebook).q3_options
     )
     _SCORED[state] = (key, walk, scores)
     return walk, scores
@@ -98,7 +97,7 @@ def pooled_binary() -> Metric:
             totals = {
                 f: sum(_value(s, f"{view}_{f}") for s in scores) for f in ("tp", "fp", "fn", "tn")
             }
-            for stat, value in m.pooled_binary(**totals).items():
+            for stat, value in metrics.pooled_binary(**totals).items():
                 if stat in POOLED_STATS:
                     result[pooled_name(view, stat)] = value
         return result
@@ -116,10 +115,7 @@ def composite_scorer(codebook: str | None = None) -> Scorer:
             value=scores["composite"],
             answer=answer_line(scores["composite"]),
             explanation=explanation(
-                truth_of(state.metadata),
-                walk.records,
-                q3_options=cached_codebook(codebook).q3_options,
-                judged=walk.judge is not None,
+                truth_of(state.metadata), walk, q3_options=cached_codebook(codebook).q3_options
             ),
             metadata=turn_metadata(scores.turns),
         )
@@ -185,15 +181,12 @@ def response_similarity_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         conv = visible_of(state.metadata)
         walk = read_walk(state.store)
-        drafts = [
-            (record.prediction or {}).get("text") if record else None
-            for record in (walk.get("draft", t.turn_number) for t in conv.turns)
-        ]
+        drafts = [walk.turn(t.turn_number).draft for t in conv.turns]
         per_turn = similarity.response_similarity(
             drafts, [t.human_response for t in conv.turns], similarity.minilm()
         )
         return Score(
-            value={"response_similarity": m.nanmean(per_turn)},
+            value={"response_similarity": metrics.nanmean(per_turn)},
             metadata={"per_turn": per_turn},
         )
 

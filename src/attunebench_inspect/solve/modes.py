@@ -1,30 +1,61 @@
-"""The four evaluation modes and what each switches on."""
+"""The four evaluation modes: their names and what each switches on, declared once.
+
+Everything else derives from `SPECS`: the mode tasks (`attunebench.py` makes one per entry and
+checks it at import), the `mode` parameter's choices, the answer files' JSON Schema, the
+estimate's `--mode` choices and the report's order of modes.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
-Mode = Literal["default", "verbose", "omniscient", "verbose_omniscient"]
-MODES: tuple[Mode, ...] = get_args(Mode)
+Mode = str
+"""A mode's name, one of `MODES` (checked by `mode_spec`)."""
 
 
 @dataclass(frozen=True)
 class ModeSpec:
     mode: Mode
+    verbose: bool
+    """Every structured answer carries its reasoning."""
+    omniscient: bool
+    """The participant's profile, pre-conversation PANAS and topic attitude are in the context
+    from turn 1."""
+    gives: str
+    """What the evaluated model gets, as the README's task table says it."""
 
-    @property
-    def verbose(self) -> bool:
-        """Every structured answer carries its reasoning."""
-        return self.mode in ("verbose", "verbose_omniscient")
 
-    @property
-    def omniscient(self) -> bool:
-        """Profile, pre-conversation PANAS and topic attitude are in the context from turn 1."""
-        return self.mode in ("omniscient", "verbose_omniscient")
+SPECS: tuple[ModeSpec, ...] = (
+    ModeSpec(
+        "default",
+        verbose=False,
+        omniscient=False,
+        gives="the conversation, turn by turn: the primary benchmark",
+    ),
+    ModeSpec(
+        "verbose",
+        verbose=True,
+        omniscient=False,
+        gives="the same; every structured answer carries its reasoning",
+    ),
+    ModeSpec(
+        "omniscient",
+        verbose=False,
+        omniscient=True,
+        gives="the same, plus the participant's profile (documented demographics and computed "
+        "scores), pre-conversation PANAS and topic attitude from turn 1",
+    ),
+    ModeSpec("verbose_omniscient", verbose=True, omniscient=True, gives="both"),
+)
+MODES: tuple[Mode, ...] = tuple(s.mode for s in SPECS)
+PRIMARY: Mode = MODES[0]
+"""Seed 003: "Default Mode is the primary benchmark; other modes should not be presented as
+primary without qualification"; the default of every `mode` parameter."""
+_BY_MODE = {s.mode: s for s in SPECS}
 
 
 def mode_spec(mode: str) -> ModeSpec:
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
-    return ModeSpec(mode)
+    try:
+        return _BY_MODE[mode]
+    except KeyError:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}") from None

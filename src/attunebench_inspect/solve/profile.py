@@ -25,7 +25,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ..data.profile import PROFILE_FIELDS, ProfileConversation, profile_conversation_of
 from ..data.split import Background, VisibleConversation
 from . import prompts
-from .record import CallRecord
+from .call_record import CallRecord
 from .schemas import CallSchema, answer_object, choices_object
 from .solver import ask
 from .store import save_walk
@@ -151,12 +151,12 @@ def profile_solver(options: dict[str, list[str]]) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = profile_conversation_of(state.metadata)
-        em = get_model()
-        record = await ask(em, profile_messages(conv, task), schema, call="profile", turn=None)
+        model = get_model()
+        record = await ask(model, profile_messages(conv, task), schema, call="profile", turn=None)
         save_walk([record], None)
         text = profile_summary(conv, record)
         state.messages.append(ChatMessageAssistant(content=text))
-        state.output = ModelOutput.from_content(model=str(em), content=text)
+        state.output = ModelOutput.from_content(model=str(model), content=text)
         return state
 
     return solve

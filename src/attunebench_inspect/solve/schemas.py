@@ -20,7 +20,7 @@ from inspect_ai.util import JSONSchema, json_schema
 from pydantic import BaseModel, ConfigDict, create_model, field_validator, model_validator
 
 from ..data.panas import PANAS_ITEMS
-from .record import CallType
+from .call_record import CallType
 
 SCHEMA_PREFIX = "attunebench_"
 

@@ -35,7 +35,6 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
-    ContentText,
     Model,
     ModelOutput,
     get_model,
@@ -49,20 +48,18 @@ from ..data.samples import visible_of
 from ..data.schema import ResponseSource
 from ..data.split import VisibleConversation, VisibleTurn
 from . import prompts
+from .call_record import CallRecord, CallType, Status
 from .modes import ModeSpec
 from .parse import Parsed, parse_answer, parse_draft
-from .record import CallRecord, CallType, Status
-from .requests import (
-    PREFIX_WRITER,
+from .provider_rules import (
     SEND_SCHEMA,
     AnswerFormat,
-    CallKey,
     RequestPolicy,
-    Schedule,
-    after,
+    blocks,
+    breakpoints,
     request_policy,
-    resolve_schedule,
 )
+from .schedule import CallKey, Schedule, after, resolve_schedule
 from .schemas import (
     CallSchema,
     binary_hp_schema,
@@ -205,16 +202,6 @@ async def ask(
     return record
 
 
-def blocks(texts: Sequence[str], marks: Sequence[int] = ()) -> list[ContentText]:
-    """Texts as content blocks, a cache breakpoint after each block numbered (from 1) in `marks`:
-    where a provider that takes explicit breakpoints (Anthropic; OpenAI from gpt-5.6) writes a
-    prefix to its cache, and where a later call looks it up."""
-    return [
-        ContentText(text=text, cache_breakpoint=True if n in marks else None)
-        for n, text in enumerate(texts, start=1)
-    ]
-
-
 async def judge_draft(
     judge: Model,
     conv: VisibleConversation,
@@ -233,7 +220,7 @@ async def judge_draft(
     spine = spine if spine is not None else prompts.spine(conv)
     messages: list[ChatMessage] = [
         ChatMessageSystem(content=prompts.JUDGE_SYSTEM),
-        ChatMessageUser(content=blocks(spine[:count], marks=(count,))),
+        ChatMessageUser(content=blocks(spine[:count], breakpoints("judge", count))),
         ChatMessageUser(content=prompts.judge_task(turn, draft, codebook, schema.shape)),
     ]
     return await ask(
@@ -255,7 +242,7 @@ class ConversationWalk:
         codebook: Codebook,
         spec: ModeSpec,
         seed: int,
-        em: Model,
+        model: Model,
         judge: Model | None,
         answer_format: AnswerFormat = "auto",
         schedule: Schedule = "auto",
@@ -264,16 +251,16 @@ class ConversationWalk:
         self.codebook = codebook
         self.spec = spec
         self.seed = seed
-        self.em = em
+        self.model = model
         self.judge = judge
-        self.em_policy = request_policy(em, answer_format, conv.conversation_id)
+        self.policy = request_policy(model, answer_format, conv.conversation_id)
         self.judge_policy = (
             request_policy(judge, answer_format, conv.conversation_id) if judge else None
         )
         self.system = ChatMessageSystem(content=prompts.analyst_system(conv, spec))
         self.spine = prompts.spine(conv)
         self.records: list[CallRecord] = []
-        self.schedule = resolve_schedule(schedule, em)
+        self.schedule = resolve_schedule(schedule, model)
         self.done: dict[CallKey, anyio.Event] = {}
 
     def _done(self, call: CallType, turn: int | None) -> anyio.Event:
@@ -284,15 +271,13 @@ class ConversationWalk:
         for key in after(call, turn, len(self.conv.turns), self.schedule):
             await self._done(*key).wait()
 
-    def _analysis(
-        self, turn: int, *, reply: bool, task: str, marks: Sequence[int]
-    ) -> list[ChatMessage]:
+    def _analysis(self, call: CallType, turn: int, *, reply: bool, task: str) -> list[ChatMessage]:
         """Shared prefix first (system, the conversation's blocks up to the turn's message or its
         reply), the call's own text last."""
         count = prompts.upto(turn, reply=reply)
         return [
             self.system,
-            ChatMessageUser(content=blocks(self.spine[:count], marks)),
+            ChatMessageUser(content=blocks(self.spine[:count], breakpoints(call, count))),
             ChatMessageUser(content=task),
         ]
 
@@ -305,7 +290,7 @@ class ConversationWalk:
         context: dict[str, object] | None = None,
     ) -> CallRecord:
         record = await ask(
-            self.em, messages, schema, call=call, turn=turn, policy=self.em_policy, context=context
+            self.model, messages, schema, call=call, turn=turn, policy=self.policy, context=context
         )
         self.records.append(record)
         self._done(call, turn).set()
@@ -322,7 +307,9 @@ class ConversationWalk:
         for earlier in self.conv.turns[: n - 1]:
             messages.append(ChatMessageUser(content=blocks([earlier.user_message])))
             messages.append(ChatMessageAssistant(content=earlier.om_response))
-        messages.append(ChatMessageUser(content=blocks([turn.user_message], marks=(1,))))
+        messages.append(
+            ChatMessageUser(content=blocks([turn.user_message], breakpoints("draft", 1)))
+        )
         draft = await self._ask(messages, None, "draft", n)
         await self._after("judge", n)
         # An unusable draft is scored as wrong without spending a judge call on it.
@@ -354,9 +341,7 @@ class ConversationWalk:
         else:
             schema = binary_hp_schema(ids, self.spec.verbose)
             task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
-        end = prompts.upto(n, reply=True)
-        marks = (end - 1, end) if call == PREFIX_WRITER else (end,)
-        await self._ask(self._analysis(n, reply=True, task=task, marks=marks), schema, call, n)
+        await self._ask(self._analysis(call, n, reply=True, task=task), schema, call, n)
 
     async def pairwise(self, turn: VisibleTurn) -> None:
         n = turn.turn_number
@@ -370,9 +355,8 @@ class ConversationWalk:
         task = prompts.pairwise_task(
             turn, self.codebook, view.replies, choices, questions, schema.shape
         )
-        end = prompts.upto(n, reply=False)
         await self._ask(
-            self._analysis(n, reply=False, task=task, marks=(end,)),
+            self._analysis("pairwise", n, reply=False, task=task),
             schema,
             "pairwise",
             n,
@@ -393,11 +377,8 @@ class ConversationWalk:
             tuple(cb.follow_up_options),
             self.spec.verbose,
         )
-        end = prompts.upto(count, reply=True)
         await self._ask(
-            self._analysis(
-                count, reply=True, task=prompts.post_task(cb, schema.shape), marks=(end,)
-            ),
+            self._analysis("post", count, reply=True, task=prompts.post_task(cb, schema.shape)),
             schema,
             "post",
             None,
@@ -440,7 +421,7 @@ def attunebench_solver(
         await walk.run()
         text = summarise(state.store, conv, judged=walk.judge is not None)
         state.messages.append(ChatMessageAssistant(content=text))
-        state.output = ModelOutput.from_content(model=str(walk.em), content=text)
+        state.output = ModelOutput.from_content(model=str(walk.model), content=text)
         return state
 
     return solve

@@ -1,17 +1,17 @@
 """What the walk of a conversation leaves in the sample's Inspect store: one typed home.
 
 The solver writes it once, when the conversation's calls are done; the scorers, the rejudge
-scorer and the sample summary read it only through `read_walk`.
+scorer and the sample summary read it only through `read_walk`, as typed predictions
+(`predictions.py`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from inspect_ai.util import Store, StoreModel, store_as
 from pydantic import Field
 
-from .record import CallRecord, CallType
+from .call_record import CallRecord
+from .predictions import Walk
 
 
 class WalkStore(StoreModel):
@@ -21,15 +21,6 @@ class WalkStore(StoreModel):
     judge_model: str | None = None
     """The judge model the sample ran with; None when no judge role was bound."""
     records: list[CallRecord] = Field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Walk:
-    judge: str | None
-    records: dict[tuple[CallType, int | None], CallRecord]
-
-    def get(self, call: CallType, turn: int | None) -> CallRecord | None:
-        return self.records.get((call, turn))
 
 
 def save_walk(records: list[CallRecord], judge: str | None) -> None:

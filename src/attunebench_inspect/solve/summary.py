@@ -5,7 +5,8 @@ from __future__ import annotations
 from inspect_ai.util import Store
 
 from ..data.split import VisibleConversation
-from .record import CallRecord, CallType
+from .call_record import CallRecord, CallType
+from .predictions import ReplyReading
 from .store import read_walk
 
 
@@ -15,11 +16,10 @@ def _status(record: CallRecord | None) -> str:
     return record.status if record.status != "failed" else f"PARSE FAILURE ({record.error})"
 
 
-def _mood(record: CallRecord | None) -> str:
-    if record is None or record.prediction is None:
+def _mood(reading: ReplyReading | None) -> str:
+    if reading is None:
         return "-"
-    shift = record.prediction.get("mood_shift", {})
-    return ", ".join(f"{k} {v}" for k, v in shift.items()) or "no shift"
+    return ", ".join(f"{k} {v}" for k, v in reading.mood_shift.items()) or "no shift"
 
 
 def summarise(store: Store, conv: VisibleConversation, *, judged: bool) -> str:
@@ -31,6 +31,6 @@ def summarise(store: Store, conv: VisibleConversation, *, judged: bool) -> str:
     for turn in conv.turns:
         n = turn.turn_number
         statuses = "; ".join(f"{c} {_status(walk.get(c, n))}" for c in calls)
-        lines.append(f"Turn {n}: {statuses}; predicted mood shift: {_mood(walk.get('emotion', n))}")
+        lines.append(f"Turn {n}: {statuses}; predicted mood shift: {_mood(walk.turn(n).reading)}")
     lines.append(f"Post-conversation: {_status(walk.get('post', None))}")
     return "\n".join(lines)

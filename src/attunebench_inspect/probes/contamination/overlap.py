@@ -44,10 +44,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from rouge_score import rouge_scorer
-from rouge_score.tokenizers import Tokenizer
+if TYPE_CHECKING:
+    from rouge_score.rouge_scorer import RougeScorer
 
 NEAR_EXACT_ROUGE_L = 0.75
 """A near-exact match reads at least this ROUGE-L over the reference's length."""
@@ -64,16 +64,21 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-class _Words(Tokenizer):  # type: ignore[misc]  # rouge-score ships no type information
-    """`words` as rouge-score's tokenizer, for a text already reduced to normalised words."""
+class _Words:
+    """`words` as rouge-score's tokenizer (any object with `tokenize`), for a text already
+    reduced to normalised words."""
 
     def tokenize(self, text: str) -> list[str]:
         return text.split()
 
 
 @cache
-def _scorer() -> rouge_scorer.RougeScorer:
-    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_Words())
+def _scorer() -> RougeScorer:
+    # Imported on first use: rouge-score imports NLTK, most of a second that every
+    # `import attunebench_inspect` (and `attunebench report`) would otherwise pay.
+    from rouge_score.rouge_scorer import RougeScorer
+
+    return RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_Words())
 
 
 def rouge_l_words(reference: list[str], candidate: list[str]) -> float:

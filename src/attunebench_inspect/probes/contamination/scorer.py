@@ -10,13 +10,18 @@ evidence).
 
 The run's metrics, in `inspect view` and the log header, group `contamination_verdict`: the
 verdict as three indicators of which exactly one is 1 (`suspected`, `not_suspected`,
-`too_few_instances`), then the figures it reads; the rule they follow is the score's metadata
-(`rule`).
+`too_few_instances`), and the figures it reads: `difference` (mean guided minus general ROUGE-L
+over instances) with its 95% bootstrap interval (`ci_low`, `ci_high`), the guided completions'
+`exact` and `near_exact` matches, `guided_rouge_l`, `general_rouge_l`, heuristic 1's `p_value`,
+`instances`, the general completions' matches and the `empty_completions`. The rule they follow
+is the score's metadata (`rule`) and the task's (`contamination_method`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
@@ -26,39 +31,54 @@ from inspect_ai.util import store_as
 from .instances import Instance
 from .overlap import Overlap, overlap
 from .solver import ProbeStore, instances_of
-from .verdict import RULE, InstanceResult, Verdict, decide
+from .verdict import READINGS, RULE, InstanceResult, Reading, Verdict, decide
 
 RESULTS_KEY = "instances"
-"""Score metadata: each instance's key and its two overlap scores and matches."""
-HEADLINE = HeadlineMetric(scorer="contamination_scorer", metric="suspected")
+"""Score metadata: each instance's key, its two overlap scores and matches, and how many of its
+two completions were empty."""
+SCORER = "contamination_scorer"
+CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric="suspected")
 
-_INDICATORS = {
+_INDICATORS: dict[Reading, str] = {
     "suspected": "suspected",
     "not suspected": "not_suspected",
     "too few instances to decide": "too_few_instances",
 }
 
 
+def reading_of(metrics: Mapping[str, float]) -> Reading | None:
+    """The verdict that a run's metrics (`metric_values`) indicate; None if they indicate none."""
+    found = [r for r in READINGS if metrics.get(_INDICATORS[r]) == 1.0]
+    return found[0] if len(found) == 1 else None
+
+
 def metric_values(verdict: Verdict, empty: int) -> dict[str, float]:
-    """The run's metrics: the verdict's indicators first, then what it reads."""
-    values = {name: float(verdict.reading == reading) for reading, name in _INDICATORS.items()}
-    values.update(
-        {
-            "guided_rouge_l": verdict.guided_rouge_l,
-            "general_rouge_l": verdict.general_rouge_l,
-            "difference": verdict.difference.estimate,
-            "difference_ci_low": verdict.difference.low,
-            "difference_ci_high": verdict.difference.high,
-            "p_value": verdict.p_value,
-            "exact": float(verdict.exact),
-            "near_exact": float(verdict.near_exact),
-            "general_exact": float(verdict.general_exact),
-            "general_near_exact": float(verdict.general_near_exact),
-            "instances": float(verdict.instances),
-            "empty_completions": float(empty),
-        }
-    )
-    return values
+    """The run's metrics. `inspect view` heads a log with the first five (and its log list with
+    the first): the verdict, then the evidence it reads, the difference with its interval and
+    the exact matches; then the rest, in its "All scoring" table. Counts are integers."""
+    indicators = {name: float(verdict.reading == r) for r, name in _INDICATORS.items()}
+    return {
+        "suspected": indicators["suspected"],
+        "difference": verdict.difference.estimate,
+        "ci_low": verdict.difference.low,
+        "ci_high": verdict.difference.high,
+        "exact": verdict.exact,
+        "near_exact": verdict.near_exact,
+        "guided_rouge_l": verdict.guided_rouge_l,
+        "general_rouge_l": verdict.general_rouge_l,
+        "p_value": verdict.p_value,
+        "instances": verdict.instances,
+        "not_suspected": indicators["not_suspected"],
+        "too_few_instances": indicators["too_few_instances"],
+        "general_exact": verdict.general_exact,
+        "general_near_exact": verdict.general_near_exact,
+        "empty_completions": empty,
+    }
+
+
+def _records(score: Score) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = (score.metadata or {}).get(RESULTS_KEY, [])
+    return records
 
 
 def results_of(score: Score) -> list[InstanceResult]:
@@ -69,7 +89,7 @@ def results_of(score: Score) -> list[InstanceResult]:
             guided_match=r["guided_match"],
             general_match=r["general_match"],
         )
-        for r in (score.metadata or {}).get(RESULTS_KEY, [])
+        for r in _records(score)
     ]
 
 
@@ -78,12 +98,9 @@ def contamination_verdict() -> Metric:
     """The verdict over every instance of the run (verdict.RULE), with its figures."""
 
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
+        # Everything from the metadata, so that the verdict and its counts read the same epoch.
         results = [r for s in scores for r in results_of(s.score)]
-        empty = 0
-        for s in scores:
-            value = s.score.value
-            if isinstance(value, dict):
-                empty += int(value.get("empty", 0) or 0)
+        empty = sum(r.get("empty", 0) for s in scores for r in _records(s.score))
         return metric_values(decide(results), empty)
 
     return calculate
@@ -131,10 +148,12 @@ def contamination_scorer() -> Scorer:
         differences = [g - h for g, h in zip(guided_scores, general_scores, strict=True)]
         exact = sum(g.match == "exact" for _, g, _ in scored)
         near_exact = sum(g.match == "near_exact" for _, g, _ in scored)
+        # Three decimals: what a reader compares in the sample list (the verdict reads the
+        # per-instance scores of the metadata).
         value: dict[str, float] = {
-            "guided_rouge_l": _mean(guided_scores),
-            "general_rouge_l": _mean(general_scores),
-            "difference": _mean(differences),
+            "guided_rouge_l": round(_mean(guided_scores), 3),
+            "general_rouge_l": round(_mean(general_scores), 3),
+            "difference": round(_mean(differences), 3),
             "exact": exact,
             "near_exact": near_exact,
             "instances": len(scored),
@@ -155,6 +174,7 @@ def contamination_scorer() -> Scorer:
                         "general": round(h.rouge_l, 6),
                         "guided_match": g.match,
                         "general_match": h.match,
+                        "empty": int(g.empty) + int(h.empty),
                     }
                     for i, g, h in scored
                 ]

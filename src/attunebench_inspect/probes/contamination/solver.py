@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field, TypeAdapter
 
+from ...solve.call_record import ProbeCall
 from ...solve.solver import concurrently
 from . import prompts
 from .instances import Instance
@@ -31,7 +32,7 @@ CONFIG = GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
 INSTANCES_KEY = "contamination_instances"
 """Sample metadata: the conversation's instances (segment shown, reference kept), as JSON."""
 
-INSTRUCTIONS: dict[str, Callable[[Instance], str]] = {
+INSTRUCTIONS: dict[ProbeCall, Callable[[Instance], str]] = {
     "guided": prompts.guided,
     "general": prompts.general,
 }
@@ -53,6 +54,12 @@ def instances_of(metadata: dict[str, object]) -> list[Instance]:
     return _INSTANCES.validate_json(str(metadata[INSTANCES_KEY]))
 
 
+def request(instance: Instance, call: ProbeCall) -> list[ChatMessage]:
+    """The messages of one of an instance's calls: its instruction as one user message (what
+    the solver sends, and what `attunebench estimate` prices)."""
+    return [ChatMessageUser(content=INSTRUCTIONS[call](instance))]
+
+
 @solver
 def contamination_solver() -> Solver:
     """Two completions per instance: guided (data set named) and general (nothing named)."""
@@ -60,13 +67,13 @@ def contamination_solver() -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         instances = instances_of(state.metadata)
         model = get_model()
-        completions = {name: [""] * len(instances) for name in INSTRUCTIONS}
+        completions: dict[ProbeCall, list[str]] = {
+            name: [""] * len(instances) for name in INSTRUCTIONS
+        }
 
-        async def complete(index: int, name: str) -> None:
+        async def complete(index: int, name: ProbeCall) -> None:
             instance = instances[index]
-            output = await model.generate(
-                [ChatMessageUser(content=INSTRUCTIONS[name](instance))], config=CONFIG
-            )
+            output = await model.generate(request(instance, name), config=CONFIG)
             text = output.completion
             if not text.strip():
                 logger.warning(

@@ -30,7 +30,7 @@ marked:
 - **alpha = 0.01** (`ALPHA`), not 0.05: the verdict fires on either heuristic, so the first one
   alone must stay well inside the 5% false-positive rate the probe is held to.
 - Reported beside it: the mean difference with its 95% percentile bootstrap interval over
-  instances (10,000 resamples, seed 0; the suite's bootstrap in `report/bootstrap.py`, after
+  instances (10,000 resamples, seed 0; the suite's bootstrap in `bootstrap.py`, after
   Efron & Tibshirani 1993).
 
 **Heuristic 2** (theirs, as a mechanical rule; overlap.py defines exact and near-exact): at least
@@ -63,7 +63,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from ...report.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
+from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
 from .overlap import Match
 
 ALPHA = 0.01

@@ -1,0 +1,248 @@
+"""The AttuneBench tasks: `attunebench(mode=...)`, a task per mode, the experimental profile
+task, and the contamination probe.
+
+Every task checks its parameters and loads its data set through `parameters.py`; the mode tasks
+are `attunebench` with the mode fixed, made by one factory from the mode declaration
+(`solve/modes.py`), so that their parameters are `attunebench`'s by construction.
+"""
+
+# inspect-evals-lint: ignore-file[IEFS002] -- named after the eval, AttuneBench
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from inspect_ai import Task, task
+
+from .data.problems import InputError, shorten
+from .data.profile import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
+from .data.profile_vocabulary import load_vocabulary, vocabulary_warnings
+from .data.samples import to_dataset
+from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
+from .probes.contamination.dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
+from .probes.contamination.scorer import CONTAMINATION_HEADLINE, contamination_scorer
+from .probes.contamination.solver import contamination_solver
+from .score import HEADLINE, attunebench_scorers
+from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
+from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
+from .solve.profile import profile_solver
+from .solve.provider_rules import ANSWER_FORMATS, AnswerFormat
+from .solve.schedule import SCHEDULES, Schedule
+
+
+@task
+def attunebench(
+    mode: str = PRIMARY,
+    data: str | None = None,
+    codebook: str | None = None,
+    shuffle_seed: int = 0,
+    skip_invalid: bool = False,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
+    **unknown: Any,
+) -> Task:
+    """AttuneBench: predict, turn by turn, what the person in a real conversation labelled.
+
+    Args:
+        mode: default, verbose, omniscient or verbose_omniscient.
+        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
+        codebook: annotation codebook JSON (default: the bundled codebook).
+        shuffle_seed: seed of the per-turn order of the three responses in the pairwise call.
+        skip_invalid: run without invalid conversations (listed in the task metadata) instead
+            of stopping with the list of problems.
+        answer_format: schema (the response schema goes with every call), prompt (the answer's
+            shape is stated in the prompt only) or auto (prompt for OpenAI and Anthropic
+            models, whose prompt caches key on the schema; schema elsewhere).
+        schedule: prefix_first (the call that writes a shared prefix to the provider's cache
+            goes first), all_at_once, or auto (all_at_once under --batch, else prefix_first).
+    """
+    with told():
+        no_unknown(unknown, PARAMETERS)
+        try:
+            spec = mode_spec(mode)
+        except ValueError as ex:
+            raise InputError(str(ex)) from None
+        check("shuffle_seed", shuffle_seed, int, "an integer")
+        one_of("answer_format", answer_format, ANSWER_FORMATS)
+        one_of("schedule", schedule, SCHEDULES)
+        loaded = load(data, codebook, skip_invalid)
+        return Task(
+            dataset=to_dataset(loaded.result, name=loaded.source.name),
+            solver=attunebench_solver(spec, loaded.book, shuffle_seed, answer_format, schedule),
+            scorer=attunebench_scorers(codebook),
+            headline_metric=HEADLINE,
+            version=TASK_VERSION,
+            metadata={
+                "mode": spec.mode,
+                **loaded.metadata(),
+                "shuffle_seed": shuffle_seed,
+                "answer_format": answer_format,
+                "schedule": schedule,
+            },
+        )
+
+
+_SIGNATURE = inspect.signature(attunebench)
+PARAMETERS = tuple(p for p in _SIGNATURE.parameters if p != "unknown")
+"""The parameters of `attunebench`; a mode task takes all of them but `mode`."""
+
+
+def _fixed_mode(declaration: Callable[..., None]) -> Callable[..., Task]:
+    """`attunebench` with its mode fixed to the declared function's name: a task of its own,
+    with `attunebench`'s parameters (less `mode`) and defaults, so Inspect logs them all."""
+    spec = mode_spec(declaration.__name__)
+    build = inspect.unwrap(attunebench)
+    own = tuple(p for p in PARAMETERS if p != "mode")
+
+    def mode_task(**params: Any) -> Task:
+        with told():
+            if "mode" in params:
+                raise InputError(
+                    f"task parameter mode is not accepted by attunebench_inspect/{spec.mode} "
+                    f"(its mode is fixed); use attunebench_inspect/attunebench -T "
+                    f"mode={shorten(params['mode'])} or the task of that name"
+                )
+            no_unknown({k: v for k, v in params.items() if k not in own}, own)
+        task: Task = build(mode=spec.mode, **params)
+        return task
+
+    mode_task.__name__ = mode_task.__qualname__ = spec.mode
+    mode_task.__module__ = declaration.__module__
+    mode_task.__doc__ = f"AttuneBench, {spec.mode} mode: {spec.gives} (parameters as attunebench)."
+    mode_task.__signature__ = _SIGNATURE.replace(  # type: ignore[attr-defined]
+        parameters=[p for name, p in _SIGNATURE.parameters.items() if name != "mode"]
+    )
+    return mode_task
+
+
+# A plain `def` per mode, so that static scanners (`inspect list tasks`, linters) see every task
+# and that it takes parameters; its name is its mode (solve/modes.py), its parameters, defaults
+# and docstring come from `_fixed_mode`.
+
+
+@task
+@_fixed_mode
+def default(**parameters: Any) -> None: ...
+
+
+@task
+@_fixed_mode
+def verbose(**parameters: Any) -> None: ...
+
+
+@task
+@_fixed_mode
+def omniscient(**parameters: Any) -> None: ...
+
+
+@task
+@_fixed_mode
+def verbose_omniscient(**parameters: Any) -> None: ...
+
+
+MODE_TASKS: dict[str, Callable[..., Task]] = {
+    t.__name__: t for t in (default, verbose, omniscient, verbose_omniscient)
+}
+"""The task of each mode: a run of a mode is logged under its task's name."""
+if tuple(MODE_TASKS) != MODES:  # pragma: no cover - a declaration without its task
+    raise RuntimeError(f"attunebench.py must define one task per mode, in order: {MODES}")
+
+
+@task
+def profile(
+    data: str | None = None,
+    codebook: str | None = None,
+    vocabulary: str | None = None,
+    skip_invalid: bool = False,
+    **unknown: Any,
+) -> Task:
+    """Experimental: predict the participant's profile (demographics, diagnoses, computed scores,
+    topic attitude) from the whole conversation, in one call (docs/profile.md).
+
+    Args:
+        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
+        codebook: annotation codebook JSON (default: the bundled codebook).
+        vocabulary: the answer options of the profile fields, JSON shaped as the bundled
+            dataset/profile_vocabulary.json (default: that file).
+        skip_invalid: run without invalid conversations (listed in the task metadata) instead
+            of stopping with the list of problems.
+    """
+    with told():
+        no_unknown(unknown, ("data", "codebook", "vocabulary", "skip_invalid"))
+        check("vocabulary", vocabulary, (str, type(None)), "a path")
+        words = load_vocabulary(vocabulary)
+        loaded = load(data, codebook, skip_invalid)
+        loaded = replace(loaded, result=check_profiles(loaded.result, skip_invalid))
+        conversations = loaded.result.conversations
+        warnings = [w for c in conversations for w in vocabulary_warnings(c, words)]
+        options = words.options()
+        return Task(
+            dataset=profile_dataset(conversations, name=loaded.source.name),
+            solver=profile_solver(options),
+            scorer=profile_scorer(words.dump()),
+            headline_metric=PROFILE_HEADLINE,
+            version=TASK_VERSION,
+            metadata={
+                **loaded.metadata(warnings),
+                "profile_vocabulary": words.path,
+                "profile_vocabulary_sha256": words.sha256,
+                PROFILE_OPTIONS_KEY: options,
+            },
+        )
+
+
+@task
+def contamination(
+    data: str | None = None,
+    codebook: str | None = None,
+    seed: int = 0,
+    skip_invalid: bool = False,
+    **unknown: Any,
+) -> Task:
+    """Has the model seen these conversations? Golchin & Surdeanu's guided-instruction probe on
+    the data set's published texts: a verdict beside the Composite (docs/contamination.md).
+
+    Args:
+        data: conversation folder, JSON file or JSONL file (default: the bundled synthetic set).
+        codebook: annotation codebook JSON (default: the bundled codebook).
+        seed: seed of the random length of each text's shown segment.
+        skip_invalid: run without invalid conversations (listed in the task metadata) instead
+            of stopping with the list of problems.
+    """
+    with told():
+        no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid"))
+        check("seed", seed, int, "an integer")
+        loaded = load(data, codebook, skip_invalid)
+        probe = probe_data(
+            loaded.result.conversations, seed, str(loaded.source), loaded.source.name
+        )
+        return Task(
+            dataset=probe.dataset,
+            solver=contamination_solver(),
+            scorer=contamination_scorer(),
+            headline_metric=CONTAMINATION_HEADLINE,
+            version=TASK_VERSION,
+            metadata={
+                **loaded.metadata(),
+                "seed": seed,
+                NOT_PROBED_KEY: [str(p) for p in probe.not_probed],
+                METHOD_KEY: METHOD,
+            },
+        )
+
+
+__all__ = [
+    "MODE_TASKS",
+    "PARAMETERS",
+    "TASK_VERSION",
+    "attunebench",
+    "contamination",
+    "default",
+    "omniscient",
+    "profile",
+    "verbose",
+    "verbose_omniscient",
+]

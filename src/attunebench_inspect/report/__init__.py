@@ -1,1 +1,0 @@
-"""From Inspect logs to numbers: reading runs, the Composite, bootstrap statistics."""

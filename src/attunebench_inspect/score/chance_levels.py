@@ -1,0 +1,33 @@
+"""Measured chance levels, as data (`chance_levels.json`): each metric's mean on the bundled
+synthetic set for the random and the majority baseline.
+
+Measured, not assumed: tests/test_catalog.py and tests/test_profile.py run both baselines and
+name the values to write here when a metric or the set changes.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+FILE = Path(__file__).with_name("chance_levels.json")
+
+
+@cache
+def _levels() -> dict[str, dict[str, float | None]]:
+    levels: dict[str, dict[str, float | None]] = json.loads(FILE.read_text(encoding="utf-8"))[
+        "levels"
+    ]
+    return levels
+
+
+def measured(name: str) -> tuple[float | None, float | None]:
+    """(attunebench/random, attunebench/majority) for a metric; (None, None) where not measured,
+    and None for a baseline under which the metric is NaN."""
+    level = _levels().get(name, {})
+    return level.get("random"), level.get("majority")
+
+
+def measured_names() -> frozenset[str]:
+    return frozenset(_levels())
