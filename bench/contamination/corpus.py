@@ -106,13 +106,3 @@ def text_only(raw: str) -> str:
     kept["turns"] = turns
     trailing = "\n" if raw.endswith("\n") else ""
     return json.dumps(kept, indent=2, ensure_ascii=False) + trailing
-
-
-def published_texts(raw: str) -> list[str]:
-    """Every message and reply of a conversation file, in the order the file holds them."""
-    texts: list[str] = []
-    for turn in json.loads(raw)["turns"]:
-        alternates = turn["annotations"]["alternateResponses"]
-        texts.extend([turn["userMessage"], turn["llmResponse"]])
-        texts.extend(alternates[k] for k in _ALTERNATES)
-    return texts

@@ -2,9 +2,10 @@
 
 Every Composite, pillar and interval comes from the suite's own report code: the newest
 successful log of a folder (`tools.report.logs.read_runs`), the per-conversation Composite
-(`tools.report.composite.run_composite`) and pillars (`tools.report.logs.score_values`), and the suite's
-percentile bootstrap over conversations (`bootstrap.mean_cis`). The probe's verdict and
-guided-general difference are read from its log header, as its scorer wrote them.
+(`tools.report.composite.run_composite`) and pillars (`tools.report.logs.score_values`), and
+the suite's percentile bootstrap over conversations (`bootstrap.mean_cis`). The probe's verdict
+and guided-general difference are read from its log header, as its scorer wrote them, and beside
+them the same completions rescored by the probe's current code (`rescore`).
 
 **Inflation** of a variant V over the untuned model U, on the Composite or a pillar:
 
@@ -25,7 +26,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +35,16 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from attunebench_inspect.bootstrap import DEFAULT_SEED, Interval, mean_cis
+from attunebench_inspect.probes.contamination.recall import (
+    RECALL_NEEDED,
+    RECALL_RUN_WORDS,
+    PublishedText,
+    Recall,
+)
+from attunebench_inspect.probes.contamination.verdict import InstanceResult, Verdict, decide
+from attunebench_inspect.score.metrics import nanmean
 from attunebench_inspect.tools.report.composite import run_composite
 from attunebench_inspect.tools.report.logs import COMPOSITE_SCORER, Run, read_runs, score_values
-from attunebench_inspect.score.metrics import nanmean
 
 PILLARS = {"emotion_pillar": "E", "evaluation_pillar": "Q", "holistic_pillar": "H"}
 MEASURES = ("composite", *PILLARS)
@@ -97,19 +104,6 @@ def inflation(
     return Interval(estimate, float(low), float(high), n)
 
 
-# --- pure: verbatim recall beside the probe -----------------------------------------------------
-
-
-def longest_shared_run(completion: Sequence[str], texts: Sequence[Sequence[str]]) -> int:
-    """The longest run of consecutive words of `completion` that also stands, in order, in one of
-    `texts` (difflib's longest matching block, junk heuristic off)."""
-    best = 0
-    for text in texts:
-        matcher = SequenceMatcher(None, completion, text, autojunk=False)
-        best = max(best, matcher.find_longest_match(0, len(completion), 0, len(text)).size)
-    return best
-
-
 # --- reading the logs ----------------------------------------------------------------------------
 
 
@@ -166,43 +160,70 @@ def main_result(folder: Path, resamples: int) -> MainResult | None:
     return MainResult(values, intervals, failure, _seconds(timing))
 
 
-RECALL_WORDS = 10
-"""A completion recalls the data set when it shares a run of at least this many words with a
-published text of its conversation other than the one it was asked to complete."""
+@dataclass(frozen=True)
+class Rescored:
+    """A probe log's completions scored again by the probe's current method (heuristics 1-3)."""
+
+    verdict: Verdict
+    runs: dict[str, list[Recall]]
+    """Per instruction, each completion's recall of its own conversation's other texts."""
+    control: dict[str, list[int]]
+    """Per instruction, each completion's longest run with the texts of the run's OTHER
+    conversations (the same rule): a control, not part of the verdict."""
 
 
-def recall_runs(folder: Path, published: Mapping[str, Sequence[str]]) -> dict[str, list[int]]:
-    """Per instruction (guided, general): for each completion of the probe's log in `folder`, the
-    longest run of words it shares with a published text of its conversation (`published`, by
-    conversation ID) other than the text being completed. Echoing the shown segment therefore
-    counts for nothing, and reproducing another message or reply counts in full.
+def rescore(folder: Path, texts: Mapping[str, Sequence[PublishedText]]) -> Rescored | None:
+    """The newest successful probe log of `folder`, rescored through the probe's own pure
+    functions (`scorer.score_instance`, `verdict.decide`): its instances and completions as
+    logged, the published texts of its conversations from `texts` (by conversation ID). Logs
+    written before heuristic 3 carry no texts, so `inspect score` cannot add it to them; the
+    instances and prompts are the same as the current probe's (same seed, same code)."""
+    from attunebench_inspect.probes.contamination.instances import FIELDS
+    from attunebench_inspect.probes.contamination.recall import recall, text_key
+    from attunebench_inspect.probes.contamination.scorer import score_instance
+    from attunebench_inspect.probes.contamination.solver import (
+        INSTRUCTIONS,
+        ProbeStore,
+        instances_of,
+    )
 
-    A post-hoc diagnostic of this benchmark, not the probe's verdict: the probe (Golchin &
-    Surdeanu) compares a completion only with the rest of its own text."""
-    from attunebench_inspect.probes.contamination.overlap import words
-    from attunebench_inspect.probes.contamination.solver import ProbeStore, instances_of
-
-    runs: dict[str, list[int]] = {"guided": [], "general": []}
     for info in list_eval_logs(str(folder)) if folder.exists() else []:
         log = read_eval_log(info.name)
         if log.status != "success":
             continue
+        results: list[InstanceResult] = []
+        runs: dict[str, list[Recall]] = {"guided": [], "general": []}
+        control: dict[str, list[int]] = {"guided": [], "general": []}
+        ids = [str(s.id) for s in log.samples or []]
         for sample in log.samples or []:
-            texts = [words(t) for t in published[str(sample.id)]]
             # The store as logged (a StoreModel built outside a sample would read the process's
             # one default store, not this sample's).
-            said_by = {
-                kind: sample.store.get(f"{ProbeStore.__name__}:{kind}", [])
-                for kind in ("guided", "general")
+            said = {
+                call: sample.store.get(f"{ProbeStore.__name__}:{call}", [])
+                for call in ("guided", "general")
             }
+            others = [t for cid in ids if cid != sample.id for t in texts[cid]]
             for i, instance in enumerate(instances_of(sample.metadata)):
-                own = words(f"{instance.segment} {instance.reference}")
-                others = [t for t in texts if t != own]
-                for kind, completions in said_by.items():
-                    said = words(completions[i]) if i < len(completions) else []
-                    runs[kind].append(longest_shared_run(said, others))
-        break
-    return runs
+                completions = {k: v[i] if i < len(v) else "" for k, v in said.items()}
+                s = score_instance(instance, list(texts[str(sample.id)]), **completions)
+                results.append(
+                    InstanceResult(
+                        round(s.guided.rouge_l, 6),
+                        round(s.general.rouge_l, 6),
+                        s.guided.match,
+                        s.general.match,
+                        s.guided_recall.run,
+                        s.general_recall.run,
+                    )
+                )
+                runs["guided"].append(s.guided_recall)
+                runs["general"].append(s.general_recall)
+                own = text_key(instance.turn, FIELDS[instance.kind])
+                for call, completion in completions.items():
+                    prompt = INSTRUCTIONS[call](instance)  # type: ignore[index]
+                    control[call].append(recall(completion, prompt, others, own).run)
+        return Rescored(decide(results), runs, control)
+    return None
 
 
 def probe_result(folder: Path) -> ProbeResult | None:
@@ -305,72 +326,84 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
             f"{_f(nll.get('trained', NAN), 3)} | {_f(nll.get('held_out', NAN), 3)} |"
         )
 
+    from attunebench_inspect.data.codebook import load_codebook
+    from attunebench_inspect.data.load import load_conversations
+    from attunebench_inspect.data.split import split as visible_part
+    from attunebench_inspect.probes.contamination.recall import published_texts
+
+    texts = {
+        c.conversation.conversationId: published_texts(visible_part(c.conversation)[0])
+        for half in HALVES
+        for c in load_conversations(out / "data" / half, load_codebook(None)).conversations
+    }
     lines += [
         "",
         "## The contamination probe",
         "",
-        "Verdict and figures as the probe's scorer wrote them in each log's header (ROUGE-L "
-        "guided - general with its 95% bootstrap interval over instances; p of the one-sided "
-        "paired permutation test; exact and near-exact guided completions).",
+        "**In the log**: the verdict and figures as the probe's scorer wrote them in each log's "
+        "header when it ran (ROUGE-L guided - general with its 95% bootstrap interval over "
+        "instances; p of the one-sided paired permutation test; exact and near-exact guided "
+        "completions): heuristics 1 and 2. **Rescored**: the same logs' completions scored again "
+        "by the probe's current code (`results.rescore`: the probe's `score_instance` and "
+        "`decide`), which adds heuristic 3: completions (of the 2 per instance) writing out "
+        f"{RECALL_RUN_WORDS}+ unshown words of another published text of their conversation, "
+        f"{RECALL_NEEDED} needed.",
         "",
-        "| model | half | verdict | guided ROUGE-L | general ROUGE-L | guided - general [95% CI] "
-        "| p | exact | near-exact | instances | served | wall time |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | half | verdict in the log | verdict rescored | guided - general [95% CI] "
+        "| p | exact | near-exact | recalled | longest run (text) | instances | served "
+        "| wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    rescored: dict[tuple[str, str], Rescored] = {}
     for model in MODELS:
         for half in HALVES:
-            p = probe_result(log_dir(out, model, half, "probe"))
-            if p is None:
-                lines.append(f"| {model} | {half} | not run | | | | | | | | | |")
+            folder = log_dir(out, model, half, "probe")
+            p = probe_result(folder)
+            r = rescore(folder, texts)
+            if p is None or r is None:
+                lines.append(f"| {model} | {half} | not run | | | | | | | | | | |")
                 continue
+            rescored[model, half] = r
             m = p.metrics
             diff = Interval(
                 m.get("difference", NAN),
-                m.get("difference_ci_low", NAN),
-                m.get("difference_ci_high", NAN),
+                m.get("ci_low", m.get("difference_ci_low", NAN)),
+                m.get("ci_high", m.get("difference_ci_high", NAN)),
                 int(m.get("instances", 0)),
             )
+            v = r.verdict
+            best = max((x for k in r.runs.values() for x in k), key=lambda x: x.run)
             lines.append(
-                f"| {model} | {half} | **{p.verdict}** | {_f(m.get('guided_rouge_l', NAN), 3)} | "
-                f"{_f(m.get('general_rouge_l', NAN), 3)} | {_ci(diff, 3)} | "
+                f"| {model} | {half} | {p.verdict} | **{v.reading}** | {_ci(diff, 3)} | "
                 f"{_f(m.get('p_value', NAN), 3)} | {_f(m.get('exact', NAN), 0)} | "
-                f"{_f(m.get('near_exact', NAN), 0)} | {_f(m.get('instances', NAN), 0)} | "
+                f"{_f(m.get('near_exact', NAN), 0)} | {v.recalled} of {2 * v.instances} | "
+                f"{best.run} ({best.text or '-'}) | {v.instances} | "
                 f"{_served(out, model, 'probe')} | {_minutes(p.seconds)} |"
             )
 
-    from corpus import published_texts
-    from finetune import read_conversations
-
-    published = {
-        cid: published_texts(c.raw)
-        for half in HALVES
-        for cid, c in read_conversations(out / "data" / half).items()
-    }
     lines += [
         "",
-        "### Beside the probe: verbatim recall of the conversation's other texts",
+        "### Heuristic 3 in detail, and a control",
         "",
-        "A post-hoc diagnostic, not part of the probe's rule: for each completion, the longest "
-        "run of words it shares with a published text of the same conversation other than the "
-        f"one it was asked to complete (`results.recall_runs`); completions with a run of "
-        f"{RECALL_WORDS}+ words are counted.",
+        "Per instruction: each completion's longest run of unshown words shared with another "
+        "published text of its own conversation (median / max, and how many reach "
+        f"{RECALL_RUN_WORDS}); the control is the same completion's longest run with the texts of "
+        "the run's *other* conversations (same rule, not in the verdict).",
         "",
-        "| model | half | guided: median / max run | guided: completions with "
-        f"{RECALL_WORDS}+ | general: median / max run | general: completions with "
-        f"{RECALL_WORDS}+ |",
-        "|---|---|---|---|---|---|",
+        "| model | half | guided: median / max | guided recalled | general: median / max "
+        "| general recalled | control guided: median / max | control general: median / max |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for model in MODELS:
-        for half in HALVES:
-            runs = recall_runs(log_dir(out, model, half, "probe"), published)
-            if not runs["guided"]:
-                continue
-            cells = []
-            for kind in ("guided", "general"):
-                r = sorted(runs[kind])
-                recalled = sum(x >= RECALL_WORDS for x in r)
-                cells += [f"{r[len(r) // 2]} / {r[-1]}", f"{recalled} of {len(r)}"]
-            lines.append(f"| {model} | {half} | " + " | ".join(cells) + " |")
+    for (model, half), r in rescored.items():
+        cells = []
+        for call in ("guided", "general"):
+            runs = sorted(x.run for x in r.runs[call])
+            recalled = sum(x >= RECALL_RUN_WORDS for x in runs)
+            cells += [f"{runs[len(runs) // 2]} / {runs[-1]}", f"{recalled} of {len(runs)}"]
+        for call in ("guided", "general"):
+            runs = sorted(r.control[call])
+            cells.append(f"{runs[len(runs) // 2]} / {runs[-1]}")
+        lines.append(f"| {model} | {half} | " + " | ".join(cells) + " |")
 
     results: dict[tuple[str, str], MainResult] = {}
     lines += [
