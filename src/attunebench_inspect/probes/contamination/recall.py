@@ -24,22 +24,33 @@ of the paper's heuristics sees that. This one does, as a mechanical rule:
   in order, in one of the texts (`difflib.SequenceMatcher.find_longest_match`, junk heuristic
   off), after overlap.py's normalisation (NFKC, case folded, word characters). The text it
   matched is reported with it.
-- **Recalled**: a completion's run is at least `RECALL_RUN_WORDS` = 13 words. **Heuristic 3**
-  holds when at least `RECALL_NEEDED` = 2 completions of the partition, guided or general, are
-  recalled (the count of near-exact matches heuristic 2 needs, for the same reason: one chance
-  run must not decide).
+- **Recalled**: a completion's run is at least `RECALL_RUN_WORDS` = 13 words, the n-gram length
+  Brown et al. use to call a benchmark example contaminated by its training data ("Language
+  Models are Few-Shot Learners", NeurIPS 2020, section 4 and appendix C: any 13-gram shared with
+  a training document). **Heuristic 3** holds when at least `RECALL_NEEDED` = 2 completions of
+  the partition, guided or general, are recalled (the count of near-exact matches heuristic 2
+  needs, for the same reason: one chance run must not decide).
 
-**Calibration, on negatives only.** The threshold was set after a first measurement on a real
-fine-tuned model (docs/contamination.md), on completions of models that have *not* read the
-texts, never on the positive's: the untuned SmolLM2-135M-Instruct's 96 completions of the
-4 conversations of that run (both halves: longest run 12 words), the fine-tuned model's
-completions of the held-out half (longest 5), and every offline negative of the power benchmark
-(bench/contamination/probe_power.py: `attunebench/random`, `attunebench/majority`,
-`memorizer/echo`, `memorizer/paraphrase`, `memorizer/recall` at share 0; longest run 0 to 3
-over 50 seeds, whole data set). 13 is one word above the longest negative run; requiring two
-such completions is the margin for a negative that once writes one long stock phrase an
-assistant response also holds (the untuned model's 12-word run is such a phrase). Nothing was
-tuned on the positive's completions: its figures were read after the constants were fixed.
+**Calibration, on negatives only.** Added after a first measurement on a real fine-tuned model
+(docs/contamination.md), the threshold was checked against completions of models that have *not*
+read the texts: the untuned SmolLM2-135M-Instruct's 96 completions of the 4 conversations of
+that run (both halves: longest run 4 words once the prompt's words are left out; 12 when they
+were not, an echo), the fine-tuned model's 52 completions of the held-out half (longest 5),
+and the offline negatives of the power benchmark (bench/contamination/probe_power.py: the
+`attunebench/random` and `attunebench/majority` baselines, `memorizer/echo`,
+`memorizer/paraphrase` and the generic `memorizer/recall` at share 0; longest run 8 words over
+50 seeds of the whole data set, a fixed draft of a baseline that an assistant response also
+holds). 13 is 5 words above the longest negative run. It is not a blind choice: the positive's
+runs were published (bench/contamination/RESULTS.md) before it was fixed, so the verdicts it
+gives are reported with their range: on every measured model and half, any threshold from 9 to
+22 words gives the same verdicts (the negatives' longest run is 8; the fine-tuned model's
+second-longest recalled run on its trained half is 22).
+
+The control a reader might want, each completion against a *different* conversation's texts, is
+measured beside the verdict (bench/contamination/results.py) and left out of it: a model
+fine-tuned on a data set recalls its other conversations too (the fine-tuned model's completions
+of one trained conversation share runs of up to 17 words with the other), so the control would
+subtract the very recall it should leave.
 """
 
 from __future__ import annotations

@@ -121,20 +121,26 @@ def _mean(values: list[float]) -> float:
 
 
 def _line(instance: Instance, scored: Scored) -> str:
-    def part(name: str, o: Overlap, r: Recall) -> str:
+    def part(name: str, o: Overlap) -> str:
         notes = [o.match.replace("_", "-")] if o.match != "none" else []
         if o.empty:
             notes.append("empty")
         elif o.echoed:
             notes.append(f"{o.echoed} echoed word(s) removed")
-        if r.run:
-            notes.append(f'recall run {r.run} of {r.text}: "{r.words}"')
         return f"{name} {o.rouge_l:.2f}" + (f" ({', '.join(notes)})" if notes else "")
+
+    def run(name: str, r: Recall) -> str:
+        if not r.run:
+            return f"{name} 0"
+        # The words themselves only where they decide: a recalled run.
+        shown = f': "{r.words}"' if recalled(r) else ""
+        return f"{name} {r.run} ({r.text}{shown})"
 
     return (
         f"- {instance.key}: {instance.shown} of {instance.words} words shown; ROUGE-L "
-        f"{part('guided', scored.guided, scored.guided_recall)}, "
-        f"{part('general', scored.general, scored.general_recall)}"
+        f"{part('guided', scored.guided)}, {part('general', scored.general)}; longest run of "
+        f"another text: {run('guided', scored.guided_recall)}, "
+        f"{run('general', scored.general_recall)}"
     )
 
 
