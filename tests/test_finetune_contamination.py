@@ -218,9 +218,12 @@ def test_finetuned_model_memorises_the_trained_texts(finetuned: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="measured (bench/contamination/RESULTS.md): the fine-tuned SmolLM2 reproduces other "
-    "texts of the conversation, not the continuation of the segment shown, under both "
-    "instructions; probe 1-A reads only the continuation and the guided-general difference",
+    reason="measured before heuristic 3 (bench/contamination/RESULTS.md): the fine-tuned SmolLM2 "
+    "writes out other texts of the conversation, not the segment's continuation, which "
+    "heuristics 1 and 2 do not read. Heuristic 3 flags the 3-epoch run of RESULTS.md (its logs "
+    "rescored); this 5-epoch flow on two short conversations has not been run with it yet "
+    "(about an hour on 2 shared cores): strict, so the first --runslow run that passes fails "
+    "here and the marker comes off",
 )
 def test_the_probe_flags_the_finetuned_model(finetuned: Path) -> None:
     assert verdict(finetuned, "text", "trained") == "suspected"
