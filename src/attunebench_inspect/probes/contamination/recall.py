@@ -111,7 +111,7 @@ def published_texts(conv: VisibleConversation) -> list[PublishedText]:
     for turn in conv.turns:
         texts = (turn.user_message, turn.om_response, turn.alternate_response, turn.human_response)
         found.extend(
-            PublishedText(f"t{turn.turn_number:02d} {field.rsplit('.', 1)[-1]}", text)
+            PublishedText(text_key(turn.turn_number, field), text)
             for field, text in zip(TEXT_FIELDS, texts, strict=True)
         )
     return found
