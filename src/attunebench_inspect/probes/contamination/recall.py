@@ -42,9 +42,10 @@ and the offline negatives of the power benchmark (bench/contamination/probe_powe
 50 seeds of the whole data set, a fixed draft of a baseline that an assistant response also
 holds). 13 is 5 words above the longest negative run. It is not a blind choice: the positive's
 runs were published (bench/contamination/RESULTS.md) before it was fixed, so the verdicts it
-gives are reported with their range: on every measured model and half, any threshold from 9 to
-22 words gives the same verdicts (the negatives' longest run is 8; the fine-tuned model's
-second-longest recalled run on its trained half is 22).
+gives are reported with their range: on every measured model and half, any threshold from 11 to
+22 words gives the same verdicts (the `text` model's second-longest run on its trained half is
+22; the `labels` model's two longest are 10, which a threshold of 9 or 10 would flag, 1 or 2
+words above the negatives' 8: the threshold was not moved for it).
 
 The control a reader might want, each completion against a *different* conversation's texts, is
 measured beside the verdict (bench/contamination/results.py) and left out of it: a model
