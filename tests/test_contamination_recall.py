@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from inspect_ai.model import get_model
 
 from attunebench_inspect.data import load_codebook, load_conversations, split
+from attunebench_inspect.probes.contamination.completions import score_instance
 from attunebench_inspect.probes.contamination.dataset import TEXTS_KEY, texts_of
 from attunebench_inspect.probes.contamination.instances import Instance
 from attunebench_inspect.probes.contamination.overlap import words
@@ -28,7 +29,7 @@ from attunebench_inspect.probes.contamination.recall import (
     shown_words,
     text_key,
 )
-from attunebench_inspect.probes.contamination.scorer import RESULTS_KEY, score_instance
+from attunebench_inspect.probes.contamination.scorer import RESULTS_KEY
 from attunebench_inspect.probes.contamination.verdict import RULE, InstanceResult, decide
 
 from .conftest import BUNDLED

@@ -43,9 +43,9 @@ from attunebench_inspect._bundled import bundled_conversations_dir
 from attunebench_inspect.data.codebook import load_codebook
 from attunebench_inspect.data.load import load_conversations
 from attunebench_inspect.data.split import VisibleConversation, split
+from attunebench_inspect.probes.contamination.completions import score_instance
 from attunebench_inspect.probes.contamination.instances import Instance, select
 from attunebench_inspect.probes.contamination.recall import PublishedText, published_texts
-from attunebench_inspect.probes.contamination.scorer import score_instance
 from attunebench_inspect.probes.contamination.solver import CONFIG, request
 from attunebench_inspect.probes.contamination.verdict import (
     ALPHA,

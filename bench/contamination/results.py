@@ -178,9 +178,9 @@ def rescore(folder: Path, texts: Mapping[str, Sequence[PublishedText]]) -> Resco
     logged, the published texts of its conversations from `texts` (by conversation ID). Logs
     written before heuristic 3 carry no texts, so `inspect score` cannot add it to them; the
     instances and prompts are the same as the current probe's (same seed, same code)."""
+    from attunebench_inspect.probes.contamination.completions import score_instance
     from attunebench_inspect.probes.contamination.instances import FIELDS
     from attunebench_inspect.probes.contamination.recall import recall, text_key
-    from attunebench_inspect.probes.contamination.scorer import score_instance
     from attunebench_inspect.probes.contamination.solver import (
         INSTRUCTIONS,
         ProbeStore,

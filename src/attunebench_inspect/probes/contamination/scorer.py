@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.log import HeadlineMetric
@@ -31,12 +30,12 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
-from ...solve.call_record import ProbeCall
+from .completions import Scored, score_instance
 from .dataset import texts_of
-from .instances import FIELDS, Instance
-from .overlap import Overlap, overlap
-from .recall import PublishedText, Recall, recall, recalled, text_key
-from .solver import INSTRUCTIONS, ProbeStore, instances_of
+from .instances import Instance
+from .overlap import Overlap
+from .recall import Recall, recalled
+from .solver import ProbeStore, instances_of
 from .verdict import READINGS, RULE, InstanceResult, Reading, Verdict, decide
 
 RESULTS_KEY = "instances"
@@ -141,34 +140,6 @@ def _line(instance: Instance, scored: Scored) -> str:
         f"{part('guided', scored.guided)}, {part('general', scored.general)}; longest run of "
         f"another text: {run('guided', scored.guided_recall)}, "
         f"{run('general', scored.general_recall)}"
-    )
-
-
-@dataclass(frozen=True)
-class Scored:
-    """An instance's two completions: overlap with the reference, recall of other texts."""
-
-    guided: Overlap
-    general: Overlap
-    guided_recall: Recall
-    general_recall: Recall
-
-
-def score_instance(
-    instance: Instance, texts: list[PublishedText], guided: str, general: str
-) -> Scored:
-    """Both completions of an instance against its reference (heuristics 1 and 2) and against
-    the conversation's other published texts, the words each prompt showed excluded (3)."""
-    own = text_key(instance.turn, FIELDS[instance.kind])
-
-    def recall_of(call: ProbeCall, completion: str) -> Recall:
-        return recall(completion, INSTRUCTIONS[call](instance), texts, own)
-
-    return Scored(
-        overlap(instance.segment, instance.reference, guided),
-        overlap(instance.segment, instance.reference, general),
-        recall_of("guided", guided),
-        recall_of("general", general),
     )
 
 
