@@ -174,7 +174,7 @@ class Rescored:
 
 def rescore(folder: Path, texts: Mapping[str, Sequence[PublishedText]]) -> Rescored | None:
     """The newest successful probe log of `folder`, rescored through the probe's own pure
-    functions (`scorer.score_instance`, `verdict.decide`): its instances and completions as
+    functions (`completions.score_instance`, `verdict.decide`): its instances and completions as
     logged, the published texts of its conversations from `texts` (by conversation ID). Logs
     written before heuristic 3 carry no texts, so `inspect score` cannot add it to them; the
     instances and prompts are the same as the current probe's (same seed, same code)."""
