@@ -170,7 +170,7 @@ HELD = ("syn18-starting-exercise.json", "syn24-meeting-partners-family.json")
 @pytest.fixture(scope="module")
 def finetuned(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SmolLM2 fine-tuned (variant `text`, 5 epochs) on two short conversations, and the probe
-    run on both halves for it and for the untuned model. About an hour on 2 shared cores."""
+    run on both halves for it and for the untuned model. 30 minutes on 2 shared cores (measured)."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     root = tmp_path_factory.mktemp("finetune")
@@ -216,14 +216,14 @@ def test_finetuned_model_memorises_the_trained_texts(finetuned: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured before heuristic 3 (bench/contamination/RESULTS.md): the fine-tuned SmolLM2 "
-    "writes out other texts of the conversation, not the segment's continuation, which "
-    "heuristics 1 and 2 do not read. Heuristic 3 flags the 3-epoch run of RESULTS.md (its logs "
-    "rescored); this 5-epoch flow on two short conversations has not been run with it yet "
-    "(about an hour on 2 shared cores): strict, so the first --runslow run that passes fails "
-    "here and the marker comes off",
-)
 def test_the_probe_flags_the_finetuned_model(finetuned: Path) -> None:
-    assert verdict(finetuned, "text", "trained") == "suspected"
+    from results import probe_result
+
+    # Measured with --runslow (docs/contamination.md, 30 minutes on 2 shared cores): heuristic 3
+    # flags the trained half, 12 of 24 completions writing out 13+ unshown words of another
+    # published text (longest 46), where heuristics 1 and 2 alone would not (permutation
+    # p = 0.79, no exact or near-exact match); the held-out half's longest run is 4 words.
+    trained = probe_result(finetuned / "logs" / "text" / "trained" / "probe")
+    assert trained is not None and trained.verdict == "suspected"
+    assert trained.metrics["recalled"] >= 2
+    assert verdict(finetuned, "text", "held_out") == "not suspected"
