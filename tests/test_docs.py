@@ -33,6 +33,10 @@ NOT_RUN = {
     ".venv/bin/pytest --runslow": "the slow tests: the embedding model and llama-server",
     "pip install": "an install: the test runs in the installed environment",
     "inspect view": "a server: tests/test_newcomer.py reads what it shows",
+    # The benchmarks run from the repository for minutes to hours and state their measured times.
+    ".venv/bin/python bench/": "a benchmark of the repository (bench/), hours on 2 cores",
+    "nice -n 10 .venv/bin/python bench/": "a benchmark of the repository (bench/)",
+    "nice -n 19 .venv/bin/python bench/": "a benchmark of the repository (bench/)",
 }
 
 

@@ -10,8 +10,12 @@ through `inspect eval` (the same answers, a hundred times faster): the negatives
 `memorizer/paraphrase` and `memorizer/recall` with share 0 (the generic model alone); the
 positives `memorizer/recall` at shares 0.1, 0.2 and 0.5 (`-M seed` = the seed, so the recalled
 texts change with it), with verbatim recall and with partial recall (fidelity 0.85: near-exact
-matches but no exact one; fidelity 0.6: neither, so only heuristic 1 can see it). Each is run on
-the whole data set and on its first few conversations.
+matches but no exact one; fidelity 0.6: neither, so only heuristic 1 can see it), and
+`memorizer/recall_other` at shares 0.1 and 0.2 (it writes out the turn's assistant response
+instead of the text's rest, as the fine-tuned SmolLM2 did: only heuristic 3 can see it). Each is
+run on the whole data set and on its first few conversations. The table's last column is the
+longest recall run (heuristic 3) of any completion over all of a row's runs: on the negatives,
+what heuristic 3's threshold is calibrated against.
 
 `--inspect-check N` first runs N seeds through `inspect_ai.eval` of the task for two models and
 stops if any verdict figure differs from the direct computation.
@@ -39,8 +43,9 @@ from attunebench_inspect._bundled import bundled_conversations_dir
 from attunebench_inspect.data.codebook import load_codebook
 from attunebench_inspect.data.load import load_conversations
 from attunebench_inspect.data.split import VisibleConversation, split
+from attunebench_inspect.probes.contamination.completions import score_instance
 from attunebench_inspect.probes.contamination.instances import Instance, select
-from attunebench_inspect.probes.contamination.overlap import overlap
+from attunebench_inspect.probes.contamination.recall import PublishedText, published_texts
 from attunebench_inspect.probes.contamination.solver import CONFIG, request
 from attunebench_inspect.probes.contamination.verdict import (
     ALPHA,
@@ -66,17 +71,17 @@ class Model:
     """Inspect's model name and -M arguments (without the seed), for the Inspect check."""
 
 
-def _recall(share: float, fidelity: float) -> Model:
-    label = f"memorizer/recall share {share:g}" + (
+def _recall(share: float, fidelity: float, kind: str = "recall") -> Model:
+    label = f"memorizer/{kind} share {share:g}" + (
         f" fidelity {fidelity:g}" if fidelity < 1 else ""
     )
     return Model(
         label,
         share > 0,
-        lambda s: MemorizerAPI("recall", share=share, fidelity=fidelity, seed=s),
+        lambda s: MemorizerAPI(kind, share=share, fidelity=fidelity, seed=s),
         share,
         fidelity,
-        "memorizer/recall",
+        f"memorizer/{kind}",
         (("share", share), ("fidelity", fidelity)),
     )
 
@@ -93,6 +98,7 @@ MODELS: list[Model] = [
     Model("memorizer/paraphrase", False, lambda s: MemorizerAPI("paraphrase")),
     _recall(0.0, 1.0),
     *(_recall(share, fidelity) for fidelity in (1.0, 0.85, 0.6) for share in (0.1, 0.2, 0.5)),
+    *(_recall(share, 1.0, "recall_other") for share in (0.1, 0.2)),
 ]
 
 
@@ -110,6 +116,9 @@ class Run:
     exact: int
     near_exact: int
     wilcoxon: bool
+    heuristic_3: bool
+    recalled: int
+    longest_recall: int
 
 
 async def _answers(api: ModelAPI, instances: Sequence[Instance], call: ProbeCall) -> list[str]:
@@ -123,14 +132,25 @@ def results_of(
     api: ModelAPI, visible: Sequence[tuple[str, VisibleConversation]], seed: int
 ) -> list[InstanceResult]:
     instances = select(visible, seed, "bench").instances
+    texts: dict[str, list[PublishedText]] = {
+        conv.conversation_id: published_texts(conv) for _, conv in visible
+    }
     guided = asyncio.run(_answers(api, instances, "guided"))
     general = asyncio.run(_answers(api, instances, "general"))
     results = []
     for instance, g_text, h_text in zip(instances, guided, general, strict=True):
-        g = overlap(instance.segment, instance.reference, g_text)
-        h = overlap(instance.segment, instance.reference, h_text)
+        s = score_instance(instance, texts[instance.conversation_id], g_text, h_text)
         # The scorer's metadata keeps 6 decimals; read the same values here.
-        results.append(InstanceResult(round(g.rouge_l, 6), round(h.rouge_l, 6), g.match, h.match))
+        results.append(
+            InstanceResult(
+                round(s.guided.rouge_l, 6),
+                round(s.general.rouge_l, 6),
+                s.guided.match,
+                s.general.match,
+                s.guided_recall.run,
+                s.general_recall.run,
+            )
+        )
     return results
 
 
@@ -167,6 +187,8 @@ def inspect_check(
                 "exact": float(direct.exact),
                 "near_exact": float(direct.near_exact),
                 "instances": float(direct.instances),
+                "recalled": float(direct.recalled),
+                "longest_recall": float(direct.longest_recall),
             }
             found = {k: metrics[k] for k in expected}
             if found != expected:
@@ -192,8 +214,8 @@ def _order(model: str) -> int:
 def table(runs: Sequence[Run]) -> str:
     lines = [
         "| model | conversations | instances | suspected | by heuristic 1 | by heuristic 2 "
-        "| too few | heuristic 1 by Wilcoxon (replaced) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| by heuristic 3 | too few | heuristic 1 by Wilcoxon (replaced) | longest recall run |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     negatives = {m.label for m in MODELS if not m.positive}
     groups: dict[tuple[str, int], list[Run]] = {}
@@ -212,8 +234,10 @@ def table(runs: Sequence[Run]) -> str:
             f"| {_rate(sum(r.reading == 'suspected' for r in group), n)} "
             f"| {_rate(sum(r.heuristic_1 for r in group), n)} "
             f"| {_rate(sum(r.heuristic_2 for r in group), n)} "
+            f"| {_rate(sum(r.heuristic_3 for r in group), n)} "
             f"| {_rate(sum(r.reading.startswith('too few') for r in group), n)} "
-            f"| {_rate(sum(r.wilcoxon for r in group), n)} |"
+            f"| {_rate(sum(r.wilcoxon for r in group), n)} "
+            f"| {max(r.longest_recall for r in group)} |"
         )
     return "\n".join(lines)
 
@@ -244,6 +268,9 @@ def measure(
                         v.exact,
                         v.near_exact,
                         wilcoxon_fires(results),
+                        v.heuristic_3,
+                        v.recalled,
+                        v.longest_recall,
                     )
                 )
     return runs

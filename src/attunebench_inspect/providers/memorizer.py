@@ -12,6 +12,12 @@ spares what it should (DESIGN.md, "Validity instruments"):
   recalled word with a filler word with probability 1 - F, for partial recall. Otherwise it
   behaves like a generic model: a plausible, unrelated continuation, drawn from the seed and the
   prompt.
+- `memorizer/recall_other`, a **planted positive** of the kind a fine-tuned model turned out to
+  be (docs/contamination.md, "A real model that has read the conversations"): shown the opening
+  of a text it has read, under either instruction, it writes out *another* text of the same
+  turn, the original assistant response (`llmResponse`), for a share of the texts (`-M share`,
+  `-M seed`; `-M fidelity` as above). It never reproduces the rest of the text it was shown, so
+  only the probe's heuristic 3 can see it.
 - `memorizer/echo`, a **planted negative**: it repeats the segment it was shown.
 - `memorizer/paraphrase`, a **planted negative**: it repeats the segment lightly reworded.
 
@@ -50,7 +56,7 @@ from ..probes.contamination.prompts import DATASET, shown_segment
 from . import MEMORIZER_PROVIDER
 from .baselines import OfflineAPI, majority_fill
 
-MODELS = ("recall", "echo", "paraphrase")
+MODELS = ("recall", "recall_other", "echo", "paraphrase")
 _PARAMETERS = ("share", "fidelity", "seed", "data", "codebook")
 
 _GENERIC = (
@@ -111,9 +117,10 @@ def paraphrase(text: str) -> str:
     return " ".join(swap(w) for w in _TOKEN.findall(text))
 
 
-def read_texts(data: str | None, codebook: str | None) -> list[str]:
-    """The probe's texts of a data set as the model reads them: each turn's participant message
-    and edited reply, from the visible part of every valid conversation."""
+def read_texts(data: str | None, codebook: str | None) -> list[tuple[str, str]]:
+    """The probe's texts of a data set as the model reads them, each with the original assistant
+    response of its turn: each turn's participant message and edited reply, from the visible part
+    of every valid conversation."""
     path = Path(data) if data is not None else bundled_conversations_dir()
     result = read_conversations(path, load_codebook(codebook))
     if not result.conversations:
@@ -121,10 +128,12 @@ def read_texts(data: str | None, codebook: str | None) -> list[str]:
             f"-M data={path}: no valid conversation to read ({len(result.problems)} problem(s); "
             f"`attunebench validate {path}` lists them)"
         )
-    texts: list[str] = []
+    texts: list[tuple[str, str]] = []
     for loaded in result.conversations:
         for turn in split(loaded.conversation)[0].turns:
-            texts.extend((turn.user_message, turn.human_response))
+            texts.extend(
+                ((turn.user_message, turn.om_response), (turn.human_response, turn.om_response))
+            )
     return texts
 
 
@@ -169,13 +178,15 @@ class MemorizerAPI(OfflineAPI):
         self.share = _fraction("share", share)
         self.fidelity = _fraction("fidelity", fidelity)
         self.seed = seed
-        self.texts = read_texts(data, codebook) if model_name == "recall" else []
+        self.texts = read_texts(data, codebook) if model_name.startswith("recall") else []
 
     def _recalled(self, segment: str) -> str | None:
-        """The rest of a text read that opens with `segment`, if it is one this model recalls."""
-        for text in self.texts:
+        """What this model recalls of a text read that opens with `segment`, if it is one it
+        recalls: the text's rest (`recall`) or its turn's assistant response (`recall_other`)."""
+        for text, response in self.texts:
             if text.startswith(segment) and _unit(self.seed, "recall", text) < self.share:
-                rest = _TOKEN.findall(text[len(segment) :])
+                said = response if self.model_name == "recall_other" else text[len(segment) :]
+                rest = _TOKEN.findall(said)
                 rng = _rng(self.seed, "fidelity", text)
                 return " ".join(
                     w if rng.random() < self.fidelity else rng.choice(_FILLERS) for w in rest
@@ -189,7 +200,8 @@ class MemorizerAPI(OfflineAPI):
             return segment if segment is not None else prompt
         if self.model_name == "paraphrase":
             return paraphrase(segment if segment is not None else prompt)
-        if segment is not None and DATASET in prompt:
+        named = DATASET in prompt or self.model_name == "recall_other"
+        if segment is not None and named:
             recalled = self._recalled(segment)
             if recalled is not None:
                 return recalled

@@ -11,12 +11,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspect_ai.dataset import MemoryDataset, Sample
+from pydantic import TypeAdapter
 
 from ...data.load import LoadedConversation
 from ...data.problems import DataProblem
 from ...data.split import VisibleConversation, split
 from .instances import MIN_TEXT_WORDS, SEGMENT_HIGH, SEGMENT_LOW, Instance, select
 from .overlap import ECHO_MIN_WORDS, NEAR_EXACT_ROUGE_L
+from .recall import (
+    RECALL_NEEDED,
+    RECALL_RUN_WORDS,
+    SHOWN_RUN_WORDS,
+    TEXT_FIELDS,
+    PublishedText,
+    published_texts,
+)
 from .solver import INSTANCES_KEY, MAX_TOKENS, TEMPERATURE, instances_json
 from .verdict import ALPHA, EXACT_NEEDED, MIN_INSTANCES, NEAR_EXACT_NEEDED, RULE
 
@@ -34,12 +43,26 @@ METHOD: dict[str, object] = {
     "near_exact_needed": NEAR_EXACT_NEEDED,
     "alpha": ALPHA,
     "min_instances": MIN_INSTANCES,
+    "recall_texts": [*TEXT_FIELDS, "metadata.topic.text"],
+    "recall_shown_run_words": SHOWN_RUN_WORDS,
+    "recall_run_words": RECALL_RUN_WORDS,
+    "recall_needed": RECALL_NEEDED,
     "rule": RULE,
 }
 """The probe's fixed parameters, recorded in every log's task metadata: with the suite's task
 version they say which method a verdict comes from."""
 NOT_PROBED_KEY = "not_probed"
 """Task metadata: the texts too short to probe, one located line each."""
+TEXTS_KEY = "contamination_texts"
+"""Sample metadata: every published text of the conversation (recall.py), as JSON; the scorer's
+alone (no prompt reads it)."""
+_TEXTS = TypeAdapter(list[PublishedText])
+
+
+def texts_of(metadata: dict[str, object]) -> list[PublishedText]:
+    """A sample's published texts (none in a log written before heuristic 3)."""
+    raw = metadata.get(TEXTS_KEY)
+    return _TEXTS.validate_json(str(raw)) if raw is not None else []
 
 
 @dataclass(frozen=True)
@@ -61,6 +84,7 @@ def probe_sample(conv: VisibleConversation, instances: list[Instance]) -> Sample
         target="the unseen rest of each text",
         metadata={
             INSTANCES_KEY: instances_json(instances),
+            TEXTS_KEY: _TEXTS.dump_json(published_texts(conv)).decode(),
             "category": conv.topic.category,
             "turn_count": len(conv.turns),
         },

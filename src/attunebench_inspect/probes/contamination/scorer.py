@@ -1,19 +1,21 @@
 """The probe's scorer: per conversation, each instance's overlap; per run, the verdict.
 
 A sample's `Score.value` holds the conversation's figures (mean ROUGE-L under each instruction,
-their difference, guided exact and near-exact matches, instances, empty completions); its
-explanation has one line per instance, and its metadata each instance's two scores, which the
-run-level metric `contamination_verdict` pools into the verdict (verdict.py). Inspect hands metrics
-epoch-reduced values but only the first epoch's metadata, so under `--epochs` the verdict reads
-the first epoch's completions (the calls are at temperature 0: further epochs add cost, not
-evidence).
+their difference, guided exact and near-exact matches, recalled completions, instances, empty
+completions); its explanation has one line per instance (with each completion's longest run of
+another published text and the text it matched, recall.py), and its metadata each instance's two
+scores and two recall runs, which the run-level metric `contamination_verdict` pools into the
+verdict (verdict.py). Inspect hands metrics epoch-reduced values but only the first epoch's
+metadata, so under `--epochs` the verdict reads the first epoch's completions (the calls are at
+temperature 0: further epochs add cost, not evidence).
 
 The run's metrics, in `inspect view` and the log header, group `contamination_verdict`: the
 verdict as three indicators of which exactly one is 1 (`suspected`, `not_suspected`,
 `too_few_instances`), and the figures it reads: `difference` (mean guided minus general ROUGE-L
 over instances) with its 95% bootstrap interval (`ci_low`, `ci_high`), the guided completions'
-`exact` and `near_exact` matches, `guided_rouge_l`, `general_rouge_l`, heuristic 1's `p_value`,
-`instances`, the general completions' matches and the `empty_completions`. The rule they follow
+`exact` and `near_exact` matches, heuristic 3's `recalled` completions and `longest_recall` run,
+`guided_rouge_l`, `general_rouge_l`, heuristic 1's `p_value`, `instances`, the general
+completions' matches and the `empty_completions`. The rule they follow
 is the score's metadata (`rule`) and the task's (`contamination_method`).
 """
 
@@ -28,14 +30,17 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from .completions import Scored, score_instance
+from .dataset import texts_of
 from .instances import Instance
-from .overlap import Overlap, overlap
+from .overlap import Overlap
+from .recall import Recall, recalled
 from .solver import ProbeStore, instances_of
 from .verdict import READINGS, RULE, InstanceResult, Reading, Verdict, decide
 
 RESULTS_KEY = "instances"
-"""Score metadata: each instance's key, its two overlap scores and matches, and how many of its
-two completions were empty."""
+"""Score metadata: each instance's key, its two overlap scores and matches, its two recall runs
+with the text each matched, and how many of its two completions were empty."""
 SCORER = "contamination_scorer"
 CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric="suspected")
 
@@ -64,6 +69,7 @@ def metric_values(verdict: Verdict, empty: int) -> dict[str, float]:
         "ci_high": verdict.difference.high,
         "exact": verdict.exact,
         "near_exact": verdict.near_exact,
+        "recalled": verdict.recalled,
         "guided_rouge_l": verdict.guided_rouge_l,
         "general_rouge_l": verdict.general_rouge_l,
         "p_value": verdict.p_value,
@@ -72,6 +78,7 @@ def metric_values(verdict: Verdict, empty: int) -> dict[str, float]:
         "too_few_instances": indicators["too_few_instances"],
         "general_exact": verdict.general_exact,
         "general_near_exact": verdict.general_near_exact,
+        "longest_recall": verdict.longest_recall,
         "empty_completions": empty,
     }
 
@@ -88,6 +95,8 @@ def results_of(score: Score) -> list[InstanceResult]:
             general=float(r["general"]),
             guided_match=r["guided_match"],
             general_match=r["general_match"],
+            guided_recall=int(r.get("guided_recall", 0)),
+            general_recall=int(r.get("general_recall", 0)),
         )
         for r in _records(score)
     ]
@@ -110,7 +119,7 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else math.nan
 
 
-def _line(instance: Instance, guided: Overlap, general: Overlap) -> str:
+def _line(instance: Instance, scored: Scored) -> str:
     def part(name: str, o: Overlap) -> str:
         notes = [o.match.replace("_", "-")] if o.match != "none" else []
         if o.empty:
@@ -119,9 +128,18 @@ def _line(instance: Instance, guided: Overlap, general: Overlap) -> str:
             notes.append(f"{o.echoed} echoed word(s) removed")
         return f"{name} {o.rouge_l:.2f}" + (f" ({', '.join(notes)})" if notes else "")
 
+    def run(name: str, r: Recall) -> str:
+        if not r.run:
+            return f"{name} 0"
+        # The words themselves only where they decide: a recalled run.
+        shown = f': "{r.words}"' if recalled(r) else ""
+        return f"{name} {r.run} ({r.text}{shown})"
+
     return (
         f"- {instance.key}: {instance.shown} of {instance.words} words shown; ROUGE-L "
-        f"{part('guided', guided)}, {part('general', general)}"
+        f"{part('guided', scored.guided)}, {part('general', scored.general)}; longest run of "
+        f"another text: {run('guided', scored.guided_recall)}, "
+        f"{run('general', scored.general_recall)}"
     )
 
 
@@ -131,23 +149,28 @@ def contamination_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         instances = instances_of(state.metadata)
+        texts = texts_of(state.metadata)
         store = store_as(ProbeStore)
-        scored: list[tuple[Instance, Overlap, Overlap]] = []
-        for i, instance in enumerate(instances):
-            guided = store.guided[i] if i < len(store.guided) else ""
-            general = store.general[i] if i < len(store.general) else ""
-            scored.append(
-                (
+        scored = [
+            (
+                instance,
+                score_instance(
                     instance,
-                    overlap(instance.segment, instance.reference, guided),
-                    overlap(instance.segment, instance.reference, general),
-                )
+                    texts,
+                    store.guided[i] if i < len(store.guided) else "",
+                    store.general[i] if i < len(store.general) else "",
+                ),
             )
-        guided_scores = [g.rouge_l for _, g, _ in scored]
-        general_scores = [h.rouge_l for _, _, h in scored]
+            for i, instance in enumerate(instances)
+        ]
+        guided_scores = [s.guided.rouge_l for _, s in scored]
+        general_scores = [s.general.rouge_l for _, s in scored]
         differences = [g - h for g, h in zip(guided_scores, general_scores, strict=True)]
-        exact = sum(g.match == "exact" for _, g, _ in scored)
-        near_exact = sum(g.match == "near_exact" for _, g, _ in scored)
+        exact = sum(s.guided.match == "exact" for _, s in scored)
+        near_exact = sum(s.guided.match == "near_exact" for _, s in scored)
+        recalled_count = sum(
+            recalled(r) for _, s in scored for r in (s.guided_recall, s.general_recall)
+        )
         # Three decimals: what a reader compares in the sample list (the verdict reads the
         # per-instance scores of the metadata).
         value: dict[str, float] = {
@@ -156,27 +179,33 @@ def contamination_scorer() -> Scorer:
             "difference": round(_mean(differences), 3),
             "exact": exact,
             "near_exact": near_exact,
+            "recalled": recalled_count,
             "instances": len(scored),
-            "empty": sum(g.empty + h.empty for _, g, h in scored),
+            "empty": sum(s.guided.empty + s.general.empty for _, s in scored),
         }
         return Score(
             value=value,
             answer=(
                 f"ROUGE-L guided {value['guided_rouge_l']:.2f}, general "
-                f"{value['general_rouge_l']:.2f}; {exact} exact, {near_exact} near-exact"
+                f"{value['general_rouge_l']:.2f}; {exact} exact, {near_exact} near-exact; "
+                f"{recalled_count} recalled"
             ),
-            explanation="\n".join(_line(i, g, h) for i, g, h in scored) or "no instance probed",
+            explanation="\n".join(_line(i, s) for i, s in scored) or "no instance probed",
             metadata={
                 RESULTS_KEY: [
                     {
                         "key": i.key,
-                        "guided": round(g.rouge_l, 6),
-                        "general": round(h.rouge_l, 6),
-                        "guided_match": g.match,
-                        "general_match": h.match,
-                        "empty": int(g.empty) + int(h.empty),
+                        "guided": round(s.guided.rouge_l, 6),
+                        "general": round(s.general.rouge_l, 6),
+                        "guided_match": s.guided.match,
+                        "general_match": s.general.match,
+                        "guided_recall": s.guided_recall.run,
+                        "guided_recall_text": s.guided_recall.text,
+                        "general_recall": s.general_recall.run,
+                        "general_recall_text": s.general_recall.text,
+                        "empty": int(s.guided.empty) + int(s.general.empty),
                     }
-                    for i, g, h in scored
+                    for i, s in scored
                 ]
             },
         )

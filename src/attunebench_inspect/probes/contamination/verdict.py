@@ -1,7 +1,8 @@
 """The partition-level verdict: has the model seen this data set?
 
 Golchin & Surdeanu call a partition contaminated by either of two heuristics; here a partition is
-one run of the probe: every instance of the conversations it probed.
+one run of the probe: every instance of the conversations it probed. A third heuristic (recall.py)
+was added after a first measurement on a real fine-tuned model, below.
 
 **Heuristic 1** (theirs): guided completions overlap the references significantly more than
 general ones. They compare the two mean ROUGE-L scores by bootstrap resampling each set of
@@ -39,10 +40,22 @@ completions (their thresholds, src/run.py `pattern_severity`). The general compl
 are counted and reported, not used: a text long enough to probe (instances.py) is not reproduced
 word for word by chance, so the paper's guided-only count stands.
 
+**Heuristic 3** (ours; recall.py defines it): at least `RECALL_NEEDED` = 2 completions, guided or
+general, write out a run of at least `RECALL_RUN_WORDS` = 13 words of *another* published text of
+their conversation that the prompt did not show. *Added after a first measurement on a real
+fine-tuned model*, and reported as such, as the Wilcoxon change is: SmolLM2-135M-Instruct
+fine-tuned 3 epochs on two conversations' published texts (their loss fell from 3.68 to 0.36
+nats per token) was `not suspected` on those conversations by heuristics 1 and 2 (guided minus
+general ROUGE-L +0.014 [0.003, 0.026], p = 0.016 > alpha; no exact or near-exact completion),
+because it answered with other texts of the conversation it had learned, mostly the original
+assistant responses, under both instructions. Its threshold is calibrated on negatives only
+(recall.py); heuristics 1 and 2 and their parameters are unchanged.
+
 **The rule** (`RULE`), in order:
 
-1. Heuristic 2 holds: **suspected**, at any number of instances (an exact reproduction of unseen
-   text is evidence on its own; the paper uses no minimum for it).
+1. Heuristic 2 or heuristic 3 holds: **suspected**, at any number of instances (an exact
+   reproduction of unseen text is evidence on its own; the paper uses no minimum for it; a
+   13-word run of a text the model was not shown is the same kind of evidence).
 2. Fewer than `MIN_INSTANCES` = 10 instances (the paper's sample per partition): **too few
    instances to decide**; the figures are still reported.
 3. Heuristic 1 holds: **suspected**.
@@ -65,6 +78,7 @@ from scipy import stats
 
 from ...bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
 from .overlap import Match
+from .recall import RECALL_NEEDED, RECALL_RUN_WORDS
 
 ALPHA = 0.01
 """Heuristic 1's significance level (one-sided)."""
@@ -80,7 +94,10 @@ READINGS: tuple[Reading, ...] = ("suspected", "not suspected", "too few instance
 
 RULE = (
     f"suspected if the guided completions hold at least {EXACT_NEEDED} exact or at least "
-    f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= 0.75), at any number of instances; "
+    f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= 0.75), or at least {RECALL_NEEDED} "
+    f"completions (guided or general) write out a run of {RECALL_RUN_WORDS}+ words of another "
+    f"published text of their conversation that the prompt did not show, at any number of "
+    f"instances; "
     f"else, with fewer than {MIN_INSTANCES} instances, too few instances to decide; else "
     f"suspected if mean guided ROUGE-L exceeds mean general ROUGE-L by a one-sided paired "
     f"sign-flip permutation test over instances at alpha {ALPHA}; else not suspected"
@@ -96,6 +113,9 @@ class InstanceResult:
     general: float
     guided_match: Match
     general_match: Match
+    guided_recall: int = 0
+    """The guided completion's longest run of another published text (recall.py)."""
+    general_recall: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +134,10 @@ class Verdict:
     general_exact: int
     general_near_exact: int
     heuristic_2: bool
+    recalled: int = 0
+    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
+    longest_recall: int = 0
+    heuristic_3: bool = False
 
     def line(self) -> str:
         """The verdict with the figures it reads, on one line."""
@@ -122,7 +146,8 @@ class Verdict:
             f"{self.guided_rouge_l:.3f}, general {self.general_rouge_l:.3f}, difference "
             f"{self.difference.show(3)} (95% CI), permutation p = {self.p_value:.3g}; guided exact "
             f"{self.exact}, near-exact {self.near_exact} (general {self.general_exact}, "
-            f"{self.general_near_exact})"
+            f"{self.general_near_exact}); recalled {self.recalled} (longest run "
+            f"{self.longest_recall} words)"
         )
 
 
@@ -167,8 +192,11 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
     p_value = guided_above_general(guided, general)
     heuristic_1 = len(results) >= MIN_INSTANCES and p_value < ALPHA
     heuristic_2 = exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED
+    runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
+    recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
+    heuristic_3 = recalled >= RECALL_NEEDED
     reading: Reading
-    if heuristic_2 or heuristic_1:
+    if heuristic_2 or heuristic_3 or heuristic_1:
         reading = "suspected"
     elif len(results) < MIN_INSTANCES:
         reading = "too few instances to decide"
@@ -197,4 +225,7 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
         general_exact=sum(r.general_match == "exact" for r in results),
         general_near_exact=sum(r.general_match == "near_exact" for r in results),
         heuristic_2=heuristic_2,
+        recalled=recalled,
+        longest_recall=max(runs, default=0),
+        heuristic_3=heuristic_3,
     )

@@ -43,6 +43,9 @@ class Contamination:
     near_exact: int
     general_exact: int
     general_near_exact: int
+    recalled: int
+    """Completions writing out 13+ unshown words of another published text (heuristic 3)."""
+    longest_recall: int
     instances: int
     empty_completions: int
     conversations: int
@@ -89,6 +92,8 @@ def contamination_of(run: Run) -> Contamination:
         near_exact=_count(metrics, "near_exact"),
         general_exact=_count(metrics, "general_exact"),
         general_near_exact=_count(metrics, "general_near_exact"),
+        recalled=_count(metrics, "recalled"),
+        longest_recall=_count(metrics, "longest_recall"),
         instances=_count(metrics, "instances"),
         empty_completions=_count(metrics, "empty_completions"),
         conversations=results.completed_samples if results else 0,

@@ -194,6 +194,7 @@ def _contamination(report: Report) -> list[Table]:
                 "difference [95% CI]",
                 "permutation p",
                 "exact / near-exact",
+                "recalled (longest run)",
                 "texts (conversations)",
                 "seed",
             ],
@@ -206,6 +207,7 @@ def _contamination(report: Report) -> list[Table]:
                     _ci(c.difference),
                     number(c.p_value, 4),
                     f"{c.exact} / {c.near_exact}",
+                    f"{c.recalled} ({c.longest_recall})",
                     f"{c.instances} ({c.conversations})",
                     "-" if c.seed is None else c.seed,
                 ]
@@ -216,7 +218,9 @@ def _contamination(report: Report) -> list[Table]:
             "by recall as well as attunement; not suspected is not proof that it never saw the "
             "data (docs/contamination.md). Guided: the instruction names the data set; general: "
             "the same text, nothing named; difference: guided minus general; exact and "
-            "near-exact: guided completions."
+            "near-exact: guided completions; recalled: completions (guided or general) "
+            "that write out a run of another published text of the conversation that the "
+            "prompt did not show, with the longest run in words."
             + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
             + (" Over every text each probe ran: --where does not apply." if report.where else "")
             + " Rule: "

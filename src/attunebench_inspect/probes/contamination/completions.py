@@ -1,0 +1,37 @@
+"""An instance's two completions scored by the probe's three heuristics (pure, no Inspect): the
+scorer's per-instance arithmetic, and the same for the benchmarks that score completions without
+a log (bench/contamination/probe_power.py) or rescore a log's (results.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import prompts
+from .instances import FIELDS, Instance
+from .overlap import Overlap, overlap
+from .recall import PublishedText, Recall, recall, text_key
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An instance's two completions: overlap with the reference, recall of other texts."""
+
+    guided: Overlap
+    general: Overlap
+    guided_recall: Recall
+    general_recall: Recall
+
+
+def score_instance(
+    instance: Instance, texts: Sequence[PublishedText], guided: str, general: str
+) -> Scored:
+    """Both completions of an instance against its reference (heuristics 1 and 2) and against
+    the conversation's other published texts, the words each prompt showed excluded (3)."""
+    own = text_key(instance.turn, FIELDS[instance.kind])
+    return Scored(
+        overlap(instance.segment, instance.reference, guided),
+        overlap(instance.segment, instance.reference, general),
+        recall(guided, prompts.guided(instance), texts, own),
+        recall(general, prompts.general(instance), texts, own),
+    )
