@@ -42,8 +42,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check src loopback tests
-	$(BIN)/ruff format --check src loopback tests
+	$(BIN)/ruff check src loopback tests bench
+	$(BIN)/ruff format --check src loopback tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

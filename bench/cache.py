@@ -1,6 +1,7 @@
 """The bill a provider's prompt cache makes of a run, measured against loopback endpoints that
-follow each provider's documented cache rules (src/attunebench_inspect/tools/estimate/cache/rules.py), beside the estimate's
-prediction and the structural limit; and the wall time of the bundled run, this code against an
+follow each provider's documented cache rules
+(src/attunebench_inspect/tools/estimate/cache/rules.py), beside the estimate's prediction and the
+structural limit; and the wall time of the bundled run, this code against an
 earlier revision, from the same bench run.
 
     bench/cache.py                            # defaults below; results go to bench/CACHE.md
@@ -26,10 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from run import endpoint_process  # bench/run.py
-
-from attunebench_inspect._bundled import bundled_conversations_dir
+# bench/run.py puts the repository root, and so loopback/, on the import path.
+# isort: off
+from run import endpoint_process
 from loopback.endpoint import EndpointConfig, RequestRecord
+
+# isort: on
+from attunebench_inspect._bundled import bundled_conversations_dir
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.tools.estimate import Plan, Prices, default_tokenizer, estimate_modes
 from attunebench_inspect.tools.estimate.bill import bills

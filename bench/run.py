@@ -52,13 +52,14 @@ from inspect_ai.util import collect
 # loopback/ (the fake providers) sits at the top of the repository, outside the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from attunebench_inspect import attunebench  # noqa: E402
-from attunebench_inspect._bundled import bundled_conversations_dir
 from loopback.endpoint import Endpoint, EndpointConfig, RequestRecord
+
+from attunebench_inspect import attunebench
+from attunebench_inspect._bundled import bundled_conversations_dir
 from attunebench_inspect.data import load_codebook
+from attunebench_inspect.solve.modes import mode_spec
 from attunebench_inspect.tools.estimate.bill import visible_conversations
 from attunebench_inspect.tools.estimate.capture import Request, capture
-from attunebench_inspect.solve.modes import mode_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "openai-api/bench/local"

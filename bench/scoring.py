@@ -59,9 +59,9 @@ def _measure(setting: Setting, data: Path, warm_up: Path) -> tuple[float, int, f
     """CPU per sample, and how many times Inspect computed the metrics with what CPU, of one run
     after an untimed warm-up in the same interpreter."""
     from inspect_ai import eval, task_with
+    from loopback.endpoint import EndpointConfig
 
     from attunebench_inspect import attunebench
-    from loopback.endpoint import EndpointConfig
 
     spent = _timed_metric_computations()
 

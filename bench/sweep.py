@@ -27,11 +27,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-# bench/run.py: the dataset resampler and the endpoint in its own process.
+# bench/run.py: the dataset resampler and the endpoint in its own process; it puts the
+# repository root, and so loopback/, on the import path.
+# isort: off
 from run import PROCESSES_HEADING, ROOT, endpoint_process, scale_dataset
-
 from loopback.endpoint import EndpointConfig
 
+# isort: on
 BIN = Path(sys.executable).parent
 ENDPOINT_MODEL = "openai-api/bench/local"
 
