@@ -140,17 +140,7 @@ def results_of(
     results = []
     for instance, g_text, h_text in zip(instances, guided, general, strict=True):
         s = score_instance(instance, texts[instance.conversation_id], g_text, h_text)
-        # The scorer's metadata keeps 6 decimals; read the same values here.
-        results.append(
-            InstanceResult(
-                round(s.guided.rouge_l, 6),
-                round(s.general.rouge_l, 6),
-                s.guided.match,
-                s.general.match,
-                s.guided_recall.run,
-                s.general_recall.run,
-            )
-        )
+        results.append(s.result())  # as the scorer's records keep it
     return results
 
 

@@ -206,16 +206,7 @@ def rescore(folder: Path, texts: Mapping[str, Sequence[PublishedText]]) -> Resco
             for i, instance in enumerate(instances_of(sample.metadata)):
                 completions = {k: v[i] if i < len(v) else "" for k, v in said.items()}
                 s = score_instance(instance, list(texts[str(sample.id)]), **completions)
-                results.append(
-                    InstanceResult(
-                        round(s.guided.rouge_l, 6),
-                        round(s.general.rouge_l, 6),
-                        s.guided.match,
-                        s.general.match,
-                        s.guided_recall.run,
-                        s.general_recall.run,
-                    )
-                )
+                results.append(s.result())
                 runs["guided"].append(s.guided_recall)
                 runs["general"].append(s.general_recall)
                 own = text_key(instance.turn, FIELDS[instance.kind])

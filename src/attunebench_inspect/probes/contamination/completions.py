@@ -11,6 +11,10 @@ from . import prompts
 from .instances import FIELDS, Instance
 from .overlap import Overlap, overlap
 from .recall import PublishedText, Recall, recall, text_key
+from .verdict import InstanceResult
+
+KEPT_DECIMALS = 6
+"""ROUGE-L as the scorer's per-instance records keep it (and so as every verdict reads it)."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,17 @@ class Scored:
     general: Overlap
     guided_recall: Recall
     general_recall: Recall
+
+    def result(self) -> InstanceResult:
+        """What the verdict reads of the instance, as the log keeps it."""
+        return InstanceResult(
+            round(self.guided.rouge_l, KEPT_DECIMALS),
+            round(self.general.rouge_l, KEPT_DECIMALS),
+            self.guided.match,
+            self.general.match,
+            self.guided_recall.run,
+            self.general_recall.run,
+        )
 
 
 def score_instance(

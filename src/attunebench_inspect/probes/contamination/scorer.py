@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 from inspect_ai.log import HeadlineMetric
@@ -195,13 +196,8 @@ def contamination_scorer() -> Scorer:
                 RESULTS_KEY: [
                     {
                         "key": i.key,
-                        "guided": round(s.guided.rouge_l, 6),
-                        "general": round(s.general.rouge_l, 6),
-                        "guided_match": s.guided.match,
-                        "general_match": s.general.match,
-                        "guided_recall": s.guided_recall.run,
+                        **asdict(s.result()),
                         "guided_recall_text": s.guided_recall.text,
-                        "general_recall": s.general_recall.run,
                         "general_recall_text": s.general_recall.text,
                         "empty": int(s.guided.empty) + int(s.general.empty),
                     }
