@@ -50,12 +50,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-from corpus import HALVES, RULE, VARIANTS, Conversation, Split, Variant, split_halves  # noqa: E402
+from corpus import HALVES, RULE, Conversation, Split, Variant, split_halves  # noqa: E402
+from layout import MODELS, UNTUNED, log_dir, model_dir  # noqa: E402
 
 LLAMA = ROOT / "scripts" / "llama-server.sh"
 STAGES = ("prepare", "train", "convert", "evaluate", "results")
-UNTUNED = "untuned"
-MODELS = (UNTUNED, *VARIANTS)
 TASKS = {"probe": "attunebench_inspect/contamination", "main": "attunebench_inspect/default"}
 NLL_WINDOWS = 2
 """Memorisation is read on each document's first NLL_WINDOWS windows of --block tokens (the
@@ -162,10 +161,6 @@ def documents(out: Path, ids: Sequence[str], variant: Variant) -> list[str]:
 
 
 # --- train --------------------------------------------------------------------------------------
-
-
-def model_dir(out: Path, model: str) -> Path:
-    return out / "models" / model
 
 
 def train_stage(args: argparse.Namespace) -> None:
@@ -278,10 +273,6 @@ def convert_stage(args: argparse.Namespace) -> None:
 
 
 # --- evaluate -----------------------------------------------------------------------------------
-
-
-def log_dir(out: Path, model: str, half: str, task: str) -> Path:
-    return out / "logs" / model / half / task
 
 
 def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[list[str]]:

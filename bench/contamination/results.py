@@ -46,6 +46,13 @@ from attunebench_inspect.score.metrics import nanmean
 from attunebench_inspect.tools.report.composite import run_composite
 from attunebench_inspect.tools.report.logs import COMPOSITE_SCORER, Run, read_runs, score_values
 
+# bench/contamination/ is on the import path (finetune.py and the tests put it there)
+# isort: off
+from corpus import HALVES
+from layout import MODELS, log_dir, model_dir
+
+# isort: on
+
 PILLARS = {"emotion_pillar": "E", "evaluation_pillar": "Q", "holistic_pillar": "H"}
 MEASURES = ("composite", *PILLARS)
 NAN = float("nan")
@@ -262,15 +269,11 @@ def _commands(out: Path) -> list[str]:
 
 
 def _served(out: Path, model: str, task: str) -> str:
-    from finetune import model_dir
-
     s = _json(model_dir(out, model) / f"serve-{task}.json")
     return f"{s['slots']} slots, {s['threads']} thread(s)" if s else "-"
 
 
 def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
-    from finetune import HALVES, MODELS, log_dir, model_dir
-
     split = _json(out / "split.json")
     hardware = _json(out / "hardware.json")
     load = ", ".join(_f(x, 1) for x in hardware.get("load_average_at_start", []))
