@@ -112,10 +112,11 @@ def power(
             "least 2 and 1"
         )
     df = conversations - 1
-    spread = variances.difference(epochs)
-    if spread <= 0:
+    # A spread too small for double precision (a subnormal variance over n) is no spread.
+    standard_error = math.sqrt(max(variances.difference(epochs), 0.0) / conversations)
+    if standard_error == 0:
         return 1.0 if difference != 0 else alpha
-    noncentrality = abs(difference) / math.sqrt(spread / conversations)
+    noncentrality = abs(difference) / standard_error
     if noncentrality > 1e3:
         # scipy's noncentral t gives 1 to double precision well before this and NaN far beyond.
         return 1.0
