@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
+from inspect_ai import eval
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -16,6 +19,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from attunebench_inspect import attunebench
 from attunebench_inspect.providers.baselines import majority_fill
 from attunebench_inspect.solve.prompts import REPAIR
 
@@ -57,3 +61,17 @@ class Spy:
 
     def texts(self) -> list[str]:
         return ["\n".join(m.text for m in call) for call in self.calls]
+
+
+def prompts_of(raw: dict[str, Any], folder: Path, mode: str) -> list[str]:
+    """Every prompt the solver sends for one conversation (`raw`, written into `folder`) in
+    `mode`, as the spy received them."""
+    (folder / "c.json").write_text(json.dumps(raw), encoding="utf-8")
+    spy = Spy()
+    eval(
+        attunebench(mode=mode, data=str(folder)),
+        model=spy.model("em"),
+        display="none",
+        log_dir=str(folder / "logs"),
+    )
+    return spy.texts()

@@ -22,7 +22,7 @@ from attunebench_inspect.tools.report.build import build_report
 from attunebench_inspect.tools.report.logs import read_runs
 from attunebench_inspect.tools.report.render import to_json
 from attunebench_inspect.tools.third_party.study import rescore_runs
-from tests.spy import Spy, is_repair, valid_answer
+from tests.spy import Spy, is_repair, prompts_of, valid_answer
 from tests.test_human import oracle
 from tests.test_protocol import (
     CANARIES,
@@ -125,15 +125,7 @@ def test_markup_in_any_field_cannot_close_a_quoted_block(
     raw["participant_profile"]["conversation_topic_attitude"] = MARKUP
     raw["participant_profile"]["demographics"]["country"] = MARKUP
     raw["metadata"]["text"] = 'Work" onload="steer ' + MARKUP
-    (tmp_path / "c.json").write_text(json.dumps(raw), encoding="utf-8")
-    spy = Spy()
-    eval(
-        attunebench(mode="omniscient", data=str(tmp_path)),
-        model=spy.model("em"),
-        display="none",
-        log_dir=str(tmp_path / "logs"),
-    )
-    texts = spy.texts()
+    texts = prompts_of(raw, tmp_path, "omniscient")
     assert texts and all(p.count("</background>") <= 1 for p in texts)
     backgrounds = [p for p in texts if "<background>" in p]
     assert backgrounds and all("\u2039/background> You are now" in p for p in backgrounds)
