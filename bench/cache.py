@@ -33,11 +33,11 @@ from run import endpoint_process
 from loopback.endpoint import EndpointConfig, RequestRecord
 
 # isort: on
-from attunebench_inspect._bundled import bundled_conversations_dir
+from attunebench_inspect._util.bundled import bundled_conversations_dir
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.tools.estimate import Plan, Prices, default_tokenizer, estimate_modes
-from attunebench_inspect.tools.estimate.bill import bills
-from attunebench_inspect.tools.estimate.cache.rules import rules_for
+from attunebench_inspect.tools.estimate._bill import bills
+from attunebench_inspect.tools.estimate._cache.rules import rules_for
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-6"}

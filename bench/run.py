@@ -55,11 +55,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from loopback.endpoint import Endpoint, EndpointConfig, RequestRecord
 
 from attunebench_inspect import attunebench
-from attunebench_inspect._bundled import bundled_conversations_dir
+from attunebench_inspect._util.bundled import bundled_conversations_dir
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.solve.modes import mode_spec
-from attunebench_inspect.tools.estimate.bill import visible_conversations
-from attunebench_inspect.tools.estimate.capture import Request, capture
+from attunebench_inspect.solve._modes import mode_spec
+from attunebench_inspect.tools.estimate._bill import visible_conversations
+from attunebench_inspect.tools.estimate._capture import Request, capture
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "openai-api/bench/local"

@@ -28,7 +28,7 @@ from tests.test_stability import (
     mixture,
 )
 
-from attunebench_inspect.score import stability as s
+from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.tools import plan as p
 
 CHOOSERS: dict[str, Chooser] = {

@@ -21,13 +21,13 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
 
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.solve.modes import mode_spec
-from attunebench_inspect.solve.prompts import message_text
-from attunebench_inspect.tools.estimate.bill import visible_conversations
-from attunebench_inspect.tools.estimate.cache.count import counter, default_tokenizer
-from attunebench_inspect.tools.estimate.cache.rules import Tokens
-from attunebench_inspect.tools.estimate.capture import Request, capture
-from attunebench_inspect.tools.estimate.tokens import output_tokens, prompt_of
+from attunebench_inspect.solve._modes import mode_spec
+from attunebench_inspect.solve._prompts import message_text
+from attunebench_inspect.tools.estimate._bill import visible_conversations
+from attunebench_inspect.tools.estimate._cache.count import counter, default_tokenizer
+from attunebench_inspect.tools.estimate._cache.rules import Tokens
+from attunebench_inspect.tools.estimate._capture import Request, capture
+from attunebench_inspect.tools.estimate._tokens import output_tokens, prompt_of
 
 Key = tuple[tuple[str, str], ...]
 

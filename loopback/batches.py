@@ -43,8 +43,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from attunebench_inspect.tools.estimate.cache.prompt import Dialect
-from attunebench_inspect.tools.estimate.cache.rules import CacheUse
+from attunebench_inspect.tools.estimate._cache.prompt import Dialect
+from attunebench_inspect.tools.estimate._cache.rules import CacheUse
 
 from .endpoint import Completion, Endpoint, error_body
 

@@ -28,15 +28,15 @@ from typing import Any
 
 from inspect_ai.util import JSONSchema
 
-from attunebench_inspect.providers.baselines import RandomFill
-from attunebench_inspect.tools.estimate.cache.count import counter, default_tokenizer
-from attunebench_inspect.tools.estimate.cache.prompt import (
+from attunebench_inspect.providers._baselines import RandomFill
+from attunebench_inspect.tools.estimate._cache.count import counter, default_tokenizer
+from attunebench_inspect.tools.estimate._cache.prompt import (
     Dialect,
     Prompt,
     from_anthropic,
     from_openai,
 )
-from attunebench_inspect.tools.estimate.cache.rules import (
+from attunebench_inspect.tools.estimate._cache.rules import (
     ANTHROPIC,
     OPENAI,
     OPENAI_EXPLICIT,

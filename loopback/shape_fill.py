@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from attunebench_inspect.solve.prompts import SHAPE_HEAD
+from attunebench_inspect.solve._prompts import SHAPE_HEAD
 
 _WORDS = ("the", "reply", "felt", "warm", "but", "rushed", "and", "they", "wanted", "support")
 _STRING = json.JSONDecoder()

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import settings
 from inspect_ai.model import ModelAPI
 
-from attunebench_inspect._bundled import bundled_conversations_dir
+from attunebench_inspect._util.bundled import bundled_conversations_dir
 from attunebench_inspect.data import Codebook, load_codebook
-from attunebench_inspect.data.profile_vocabulary import Vocabulary, load_vocabulary
+from attunebench_inspect.instruments.profile._vocabulary import Vocabulary, load_vocabulary
 
 BUNDLED = bundled_conversations_dir()
 

@@ -20,8 +20,8 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.providers.baselines import majority_fill
-from attunebench_inspect.solve.prompts import REPAIR
+from attunebench_inspect.providers._baselines import majority_fill
+from attunebench_inspect.solve._prompts import REPAIR
 
 Answer = Callable[[list[ChatMessage], GenerateConfig], str]
 

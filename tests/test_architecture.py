@@ -17,7 +17,7 @@ import pytest
 import yaml
 from inspect_ai.util import registry_info
 
-from attunebench_inspect.solve.modes import MODES
+from attunebench_inspect.solve._modes import MODES
 
 # The module, not the task of the same name that the package exports.
 TASKS = importlib.import_module("attunebench_inspect.attunebench")

@@ -18,10 +18,10 @@ from inspect_ai import eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from attunebench_inspect import attunebench, default
+from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import Codebook, read_conversations
-from attunebench_inspect.data.problems import InputError
-from attunebench_inspect.data.profile_vocabulary import bundled_vocabulary_path
-from attunebench_inspect.tools.cli import main
+from attunebench_inspect.data._problems import InputError
+from attunebench_inspect.instruments.profile._vocabulary import bundled_vocabulary_path
 from tests.conftest import BUNDLED
 
 LINE = re.compile(

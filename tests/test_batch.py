@@ -22,7 +22,7 @@ from openai.types import Batch, FileObject
 from openai.types.chat import ChatCompletion
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.data.samples import visible_of
+from attunebench_inspect.data._samples import visible_of
 
 OPENAI = "openai/gpt-4o"
 ANTHROPIC = "anthropic/claude-sonnet-4-6"

@@ -12,13 +12,13 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, headline_metric
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.score.catalog import CATALOG, in_groups, spec
-from attunebench_inspect.score.catalog_doc import BEGIN, END, catalog_markdown
-from attunebench_inspect.score.chance_levels import measured, measured_names
-from attunebench_inspect.score.conformance import bundled_case_files
-from attunebench_inspect.tools.analysis import metrics_df
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.report.build import build_report
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.report import build_report
+from attunebench_inspect.score._catalog import CATALOG, in_groups, spec
+from attunebench_inspect.score._catalog_doc import BEGIN, END, catalog_markdown
+from attunebench_inspect.score._chance_levels import measured, measured_names
+from attunebench_inspect.score._conformance import bundled_case_files
+from attunebench_inspect.tools._dataframes import metrics_df
 from tests.conftest import BUNDLED
 
 METRICS_MD = Path(__file__).parents[1] / "scorers" / "METRICS.md"

@@ -11,7 +11,7 @@ from inspect_ai.scorer import Score, Scorer
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, run_metrics
 
 from attunebench_inspect.data import load_codebook, load_conversations
-from attunebench_inspect.data.samples import to_dataset
+from attunebench_inspect.data._samples import to_dataset
 from attunebench_inspect.score import (
     binary_scorer,
     composite_scorer,
@@ -23,8 +23,8 @@ from attunebench_inspect.score import (
     stability_figures,
     stability_scorer,
 )
-from attunebench_inspect.score.catalog import of_family
-from attunebench_inspect.score.metric_spec import Family
+from attunebench_inspect.score._catalog import of_family
+from attunebench_inspect.score._metric_spec import Family
 from attunebench_inspect.solve import attunebench_solver, mode_spec
 
 SCORERS: list[tuple[Callable[[], Scorer], Family]] = [

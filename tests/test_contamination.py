@@ -22,36 +22,37 @@ from inspect_ai.scorer import Score
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, run_metrics
 
 from attunebench_inspect import contamination
-from attunebench_inspect.data import load_codebook, load_conversations, split
-from attunebench_inspect.data.problems import InputError
-from attunebench_inspect.probes.contamination import (
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import load_codebook, load_conversations
+from attunebench_inspect.data._problems import InputError
+from attunebench_inspect.instruments.contamination import (
     contamination_scorer,
     contamination_solver,
     contamination_verdict,
 )
-from attunebench_inspect.probes.contamination.dataset import probe_data
-from attunebench_inspect.probes.contamination.instances import (
+from attunebench_inspect.instruments.contamination._dataset import probe_data
+from attunebench_inspect.instruments.contamination._instances import (
     MIN_TEXT_WORDS,
     SEGMENT_HIGH,
     SEGMENT_LOW,
     split_text,
 )
-from attunebench_inspect.probes.contamination.overlap import (
+from attunebench_inspect.instruments.contamination._memorizer import paraphrase
+from attunebench_inspect.instruments.contamination._overlap import (
     overlap,
     rouge_l,
     strip_echo,
     words,
 )
-from attunebench_inspect.probes.contamination.prompts import DATASET, shown_segment
-from attunebench_inspect.probes.contamination.scorer import RESULTS_KEY
-from attunebench_inspect.probes.contamination.verdict import (
+from attunebench_inspect.instruments.contamination._prompts import DATASET, shown_segment
+from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY
+from attunebench_inspect.instruments.contamination._verdict import (
     RULE,
     InstanceResult,
     decide,
     guided_above_general,
 )
-from attunebench_inspect.providers.memorizer import paraphrase
-from attunebench_inspect.tools.cli import main
 
 from .conftest import BUNDLED
 from .spy import Spy

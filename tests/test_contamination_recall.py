@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai.model import get_model
 
-from attunebench_inspect.data import load_codebook, load_conversations, split
-from attunebench_inspect.probes.contamination.completions import score_instance
-from attunebench_inspect.probes.contamination.dataset import TEXTS_KEY, texts_of
-from attunebench_inspect.probes.contamination.instances import Instance
-from attunebench_inspect.probes.contamination.overlap import words
-from attunebench_inspect.probes.contamination.prompts import general, guided
-from attunebench_inspect.probes.contamination.recall import (
+from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import load_codebook, load_conversations
+from attunebench_inspect.instruments.contamination._completions import score_instance
+from attunebench_inspect.instruments.contamination._dataset import TEXTS_KEY, texts_of
+from attunebench_inspect.instruments.contamination._instances import Instance
+from attunebench_inspect.instruments.contamination._overlap import words
+from attunebench_inspect.instruments.contamination._prompts import general, guided
+from attunebench_inspect.instruments.contamination._recall import (
     NO_RECALL,
     RECALL_NEEDED,
     RECALL_RUN_WORDS,
@@ -29,8 +30,8 @@ from attunebench_inspect.probes.contamination.recall import (
     shown_words,
     text_key,
 )
-from attunebench_inspect.probes.contamination.scorer import RESULTS_KEY
-from attunebench_inspect.probes.contamination.verdict import RULE, InstanceResult, decide
+from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY
+from attunebench_inspect.instruments.contamination._verdict import RULE, InstanceResult, decide
 
 from .conftest import BUNDLED
 from .test_contamination import _metrics, _run, written_data  # noqa: F401 (a fixture)

@@ -13,6 +13,7 @@ from inspect_ai import eval
 from pydantic import BaseModel
 
 from attunebench_inspect import MODES, attunebench
+from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import (
     Codebook,
     Conversation,
@@ -21,13 +22,12 @@ from attunebench_inspect.data import (
     load_conversations,
     read_conversations,
 )
-from attunebench_inspect.data.codebook import GENERAL_PAIRWISE_TEXT, bundled_codebook_path
-from attunebench_inspect.data.panas import POSITIVE_AFFECT
-from attunebench_inspect.data.profile_vocabulary import Vocabulary
-from attunebench_inspect.data.schema import Demographics
-from attunebench_inspect.data.split import VisibleConversation, split
-from attunebench_inspect.data.validate import validate_path
-from attunebench_inspect.tools.cli import main
+from attunebench_inspect.data._codebook import GENERAL_PAIRWISE_TEXT, bundled_codebook_path
+from attunebench_inspect.data._panas import POSITIVE_AFFECT
+from attunebench_inspect.data._schema import Demographics
+from attunebench_inspect.data._split import VisibleConversation, split
+from attunebench_inspect.data._validate import validate_path
+from attunebench_inspect.instruments.profile._vocabulary import Vocabulary
 from tests.conftest import BUNDLED
 
 # Every field that carries a participant label, in the published and in our own naming.

@@ -14,10 +14,10 @@ from inspect_ai.util import Store
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench, contamination
-from attunebench_inspect.data.samples import visible_of
-from attunebench_inspect.solve.call_record import CallRecord
-from attunebench_inspect.solve.parse import TOO_DEEP
-from attunebench_inspect.solve.store import read_walk
+from attunebench_inspect.data._samples import visible_of
+from attunebench_inspect.solve._call_record import CallRecord
+from attunebench_inspect.solve._parse import TOO_DEEP
+from attunebench_inspect.solve._store import read_walk
 
 MODEL = "openai-api/local/endpoint"
 

@@ -15,8 +15,8 @@ from inspect_ai.model import get_model
 from loopback.endpoint import Endpoint, RequestRecord
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.solve.schemas import SCHEMA_PREFIX
-from attunebench_inspect.solve.solver import pairwise_labels
+from attunebench_inspect.solve._schemas import SCHEMA_PREFIX
+from attunebench_inspect.solve._solver import pairwise_labels
 
 EPOCH_1 = Path(__file__).parent / "fixtures" / "epoch1_requests.json"
 """The SHA-256 of every request of a one-epoch run of the first bundled conversation (judge
@@ -84,7 +84,7 @@ if __name__ == "__main__":  # pragma: no cover - writes the fixture (see EPOCH_1
     import shutil
     import tempfile
 
-    from attunebench_inspect._bundled import bundled_conversations_dir
+    from attunebench_inspect._util.bundled import bundled_conversations_dir
 
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "data"

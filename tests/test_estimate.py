@@ -14,19 +14,20 @@ from inspect_ai.model import get_model
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench, contamination
-from attunebench_inspect.data import Codebook, load_codebook, load_conversations, split
-from attunebench_inspect.solve import prompts
-from attunebench_inspect.solve.modes import mode_spec
-from attunebench_inspect.solve.schemas import call_of
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.estimate import breakdown
-from attunebench_inspect.tools.estimate.bill import STRUCTURAL
-from attunebench_inspect.tools.estimate.breakdown import call_breakdown
-from attunebench_inspect.tools.estimate.cache.count import counter
-from attunebench_inspect.tools.estimate.cache.rules import Tokens
-from attunebench_inspect.tools.estimate.capture import capture
-from attunebench_inspect.tools.estimate.probe import probe_requests
-from attunebench_inspect.tools.estimate.tokens import prompt_of, start_ticks, through_cache
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect.data import Codebook, load_codebook, load_conversations
+from attunebench_inspect.data import _split as split
+from attunebench_inspect.instruments.contamination._estimate import probe_requests
+from attunebench_inspect.solve import _prompts as prompts
+from attunebench_inspect.solve._modes import mode_spec
+from attunebench_inspect.solve._schemas import call_of
+from attunebench_inspect.tools.estimate import _breakdown as breakdown
+from attunebench_inspect.tools.estimate._bill import STRUCTURAL
+from attunebench_inspect.tools.estimate._breakdown import call_breakdown
+from attunebench_inspect.tools.estimate._cache.count import counter
+from attunebench_inspect.tools.estimate._cache.rules import Tokens
+from attunebench_inspect.tools.estimate._capture import capture
+from attunebench_inspect.tools.estimate._tokens import prompt_of, start_ticks, through_cache
 from tests.conftest import BUNDLED
 from tests.spy import Spy
 

@@ -15,11 +15,11 @@ from matplotlib.text import Text
 from PIL import Image
 
 from attunebench_inspect import TASK_VERSION
-from attunebench_inspect.score.catalog import label, spec
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.report.analyses import DRIFT_METRICS, Settings, turn_drift
-from attunebench_inspect.tools.report.build import Report
-from attunebench_inspect.tools.report.figures import (
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.report import Report
+from attunebench_inspect.score._catalog import label, spec
+from attunebench_inspect.tools.report._analyses import DRIFT_METRICS, Settings, turn_drift
+from attunebench_inspect.tools.report._figures import (
     DPI,
     NAME_CHARS,
     PNG_DPI,
@@ -28,8 +28,8 @@ from attunebench_inspect.tools.report.figures import (
     scale,
     short,
 )
-from attunebench_inspect.tools.report.html import MissingPlots, to_html, write_plots
-from attunebench_inspect.tools.report.table import Conversation, RunTable
+from attunebench_inspect.tools.report._html import MissingPlots, to_html, write_plots
+from attunebench_inspect.tools.report._run_table import Conversation, RunTable
 from tests import test_report
 
 # The session's logs of known skill and their report (tests/test_report.py): default mode has three

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from attunebench_inspect import files
-from attunebench_inspect.files import FileProblem, read_capped, write_atomic
-from attunebench_inspect.tools.cli import main
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._util import files
+from attunebench_inspect._util.files import FileProblem, read_capped, write_atomic
 
 
 @pytest.fixture(autouse=True)
@@ -198,7 +198,7 @@ def test_output_folders_that_do_not_exist_are_created(
 
 
 def test_the_metrics_file_is_rewritten_whole(tmp_path: Path) -> None:
-    from attunebench_inspect.score.catalog_doc import BEGIN, END
+    from attunebench_inspect.score._catalog_doc import BEGIN, END
 
     page = tmp_path / "METRICS.md"
     page.write_text(f"head\n{BEGIN}\nold\n{END}\ntail\n", encoding="utf-8")

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "bench" / "contamination"))
 from corpus import rank_key, split_halves, text_only  # noqa: E402
 from results import inflation  # noqa: E402
 
-from attunebench_inspect._bundled import bundled_conversations_dir  # noqa: E402
+from attunebench_inspect._util.bundled import bundled_conversations_dir  # noqa: E402
 
 LABEL_FIELDS = (
     "participant_profile",

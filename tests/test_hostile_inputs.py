@@ -16,14 +16,14 @@ from inspect_ai.model import ModelInfo, get_model, set_model_info
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench, profile
-from attunebench_inspect.data.checks import MAX_CONVERSATION_CHARS, MAX_MESSAGE_CHARS
-from attunebench_inspect.data.problems import DataError, InputError
-from attunebench_inspect.data.profile_vocabulary import bundled_vocabulary_path
-from attunebench_inspect.parameters import EMPTY_DATA
-from attunebench_inspect.solve import credentials
-from attunebench_inspect.solve.profile import MAX_MULTI_OPTIONS
-from attunebench_inspect.solve.prompts import DEFUSED, quote
-from attunebench_inspect.tools.cli import main
+from attunebench_inspect._parameters import EMPTY_DATA
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect.data._checks import MAX_CONVERSATION_CHARS, MAX_MESSAGE_CHARS
+from attunebench_inspect.data._problems import DataError, InputError
+from attunebench_inspect.instruments.profile._solver import MAX_MULTI_OPTIONS
+from attunebench_inspect.instruments.profile._vocabulary import bundled_vocabulary_path
+from attunebench_inspect.solve import _credentials as credentials
+from attunebench_inspect.solve._prompts import DEFUSED, quote
 from tests.conftest import BUNDLED
 from tests.spy import prompts_of
 

@@ -13,28 +13,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.data.panas import PANAS_ITEMS
-from attunebench_inspect.data.profile import PROFILE_FIELDS
-from attunebench_inspect.data.profile_vocabulary import load_vocabulary
-from attunebench_inspect.data.split import comparison_key
-from attunebench_inspect.score import metrics as m
-from attunebench_inspect.score.catalog import (
+from attunebench_inspect.data._panas import PANAS_ITEMS
+from attunebench_inspect.data._split import comparison_key
+from attunebench_inspect.instruments.profile._fields import PROFILE_FIELDS
+from attunebench_inspect.instruments.profile._metrics import ProfileInputs
+from attunebench_inspect.instruments.profile._vocabulary import load_vocabulary
+from attunebench_inspect.instruments.stability import pair_choices
+from attunebench_inspect.instruments.stability._log_figures import log_metrics
+from attunebench_inspect.instruments.stability._record import StabilityRecord
+from attunebench_inspect.score import _metrics as m
+from attunebench_inspect.score._catalog import (
     BY_NAME,
     CATALOG,
     COMPOSITE_INPUTS,
     POOLED_STATS,
     pooled_name,
 )
-from attunebench_inspect.score.inputs import BINARY_VIEWS, BinaryView, PostInputs, TurnInputs
-from attunebench_inspect.score.metric_spec import MetricSpec
-from attunebench_inspect.score.pillars import pillars
-from attunebench_inspect.score.profile import ProfileInputs
-from attunebench_inspect.score.similarity import cosine
-from attunebench_inspect.score.stability import pair_choices
-from attunebench_inspect.score.stability_metrics import log_metrics
-from attunebench_inspect.score.stability_record import StabilityRecord
-from attunebench_inspect.solve.predictions import JudgeVerdict, PostPredictions
-from attunebench_inspect.solve.schemas import BRANCHES, JUDGE_CRITERIA
+from attunebench_inspect.score._inputs import BINARY_VIEWS, BinaryView, PostInputs, TurnInputs
+from attunebench_inspect.score._metric_spec import MetricSpec
+from attunebench_inspect.score._pillars import pillars
+from attunebench_inspect.score._similarity import cosine
+from attunebench_inspect.solve._predictions import JudgeVerdict, PostPredictions
+from attunebench_inspect.solve._schemas import BRANCHES, JUDGE_CRITERIA
 
 CODEBOOK = load_codebook()
 VOCABULARY = load_vocabulary()

@@ -13,12 +13,12 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
 from attunebench_inspect import attunebench, default
-from attunebench_inspect._bundled import bundled_dataset_dir
-from attunebench_inspect.data.problems import DataError
-from attunebench_inspect.data.source import resolve
-from attunebench_inspect.score.viewer import SHOWN
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.estimate.bill import WIDTH
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._util.bundled import bundled_dataset_dir
+from attunebench_inspect.data._problems import DataError
+from attunebench_inspect.data._source import resolve
+from attunebench_inspect.score._viewer import SHOWN
+from attunebench_inspect.tools.estimate._bill import WIDTH
 from tests.conftest import BUNDLED
 
 BUNDLED_LINE = (
@@ -227,7 +227,7 @@ def test_the_estimate_restates_its_inputs_in_120_columns(
 
 
 def test_metrics_df_still_has_every_count(baseline_logs: Path) -> None:
-    from attunebench_inspect.tools.analysis import metrics_df
+    from attunebench_inspect.tools._dataframes import metrics_df
 
     frame = metrics_df(baseline_logs)
     assert len(frame) == 2

@@ -17,10 +17,10 @@ from inspect_ai.util import JSONSchema, json_schema
 from pydantic import BaseModel, field_validator
 
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.providers.baselines import RandomFill
-from attunebench_inspect.solve import parse
-from attunebench_inspect.solve.parse import TOO_DEEP, extract_json, parse_answer, parse_draft
-from attunebench_inspect.solve.schemas import (
+from attunebench_inspect.providers._baselines import RandomFill
+from attunebench_inspect.solve import _parse as parse
+from attunebench_inspect.solve._parse import TOO_DEEP, extract_json, parse_answer, parse_draft
+from attunebench_inspect.solve._schemas import (
     CallSchema,
     binary_hp_schema,
     emotion_schema,

@@ -17,32 +17,32 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema, Store
 
 from attunebench_inspect import TASK_VERSION, default, profile
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.report import build_report
 from attunebench_inspect.data import load_codebook, load_conversations
-from attunebench_inspect.data.profile import (
+from attunebench_inspect.instruments.profile._fields import (
     PROFILE_FIELDS,
     PROFILE_OPTIONS_KEY,
     ProfileConversation,
     ProfileTruth,
     split_profile,
 )
-from attunebench_inspect.data.profile_vocabulary import (
+from attunebench_inspect.instruments.profile._metrics import ProfileInputs
+from attunebench_inspect.instruments.profile._scorer import profile_scorer, score_profile
+from attunebench_inspect.instruments.profile._solver import PROFILE_SYSTEM, profile_solver
+from attunebench_inspect.instruments.profile._vocabulary import (
     Vocabulary,
     bundled_vocabulary_path,
     load_vocabulary,
 )
-from attunebench_inspect.providers.baselines import RandomFill
-from attunebench_inspect.score.catalog import of_family, spec
-from attunebench_inspect.score.chance_levels import measured, measured_names
-from attunebench_inspect.score.counts import UNPLACED_LABELS
-from attunebench_inspect.score.profile import ProfileInputs
-from attunebench_inspect.score.profile_scorer import profile_scorer, score_profile
+from attunebench_inspect.providers._baselines import RandomFill
+from attunebench_inspect.score._catalog import of_family, spec
+from attunebench_inspect.score._chance_levels import measured, measured_names
+from attunebench_inspect.score._counts import UNPLACED_LABELS
 from attunebench_inspect.solve import read_walk
-from attunebench_inspect.solve.profile import PROFILE_SYSTEM, profile_solver
-from attunebench_inspect.solve.prompts import quote
-from attunebench_inspect.tools.analysis import metrics_df
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.report.build import build_report
-from attunebench_inspect.tools.report.render import to_json, to_markdown, to_terminal
+from attunebench_inspect.solve._prompts import quote
+from attunebench_inspect.tools._dataframes import metrics_df
+from attunebench_inspect.tools.report._render import to_json, to_markdown, to_terminal
 from tests.conftest import BUNDLED
 from tests.spy import Spy
 from tests.truth_model import TruthModel

@@ -12,18 +12,22 @@ from typing import Any
 
 import pytest
 
+from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import Codebook, load_codebook, load_conversations
-from attunebench_inspect.data.problems import DataError
-from attunebench_inspect.data.profile import NO_DIAGNOSIS, VOCABULARY_FIELDS, split_profile
-from attunebench_inspect.data.profile_vocabulary import (
+from attunebench_inspect.data._problems import DataError
+from attunebench_inspect.data._validate import validate_path
+from attunebench_inspect.instruments.profile._fields import (
+    NO_DIAGNOSIS,
+    VOCABULARY_FIELDS,
+    split_profile,
+)
+from attunebench_inspect.instruments.profile._vocabulary import (
     Vocabulary,
     bundled_vocabulary_path,
     labels,
     load_vocabulary,
 )
-from attunebench_inspect.data.validate import validate_path
-from attunebench_inspect.solve.prompts import quote
-from attunebench_inspect.tools.cli import main
+from attunebench_inspect.solve._prompts import quote
 from tests.conftest import BUNDLED
 
 DEPOSIT = Path(__file__).parent / "fixtures" / "deposit"

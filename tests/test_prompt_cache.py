@@ -14,10 +14,11 @@ from inspect_ai.model import get_model
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.data import Codebook, load_conversations, split
-from attunebench_inspect.solve.modes import mode_spec
-from attunebench_inspect.tools.estimate.cache.prompt import Block
-from attunebench_inspect.tools.estimate.cache.rules import (
+from attunebench_inspect.data import Codebook, load_conversations
+from attunebench_inspect.data import _split as split
+from attunebench_inspect.solve._modes import mode_spec
+from attunebench_inspect.tools.estimate._cache.prompt import Block
+from attunebench_inspect.tools.estimate._cache.rules import (
     ANTHROPIC,
     OPENAI,
     OPENAI_EXPLICIT,
@@ -27,8 +28,8 @@ from attunebench_inspect.tools.estimate.cache.rules import (
     Tokens,
     rules_for,
 )
-from attunebench_inspect.tools.estimate.capture import capture
-from attunebench_inspect.tools.estimate.tokens import Through, through_cache, uses
+from attunebench_inspect.tools.estimate._capture import capture
+from attunebench_inspect.tools.estimate._tokens import Through, through_cache, uses
 
 CHARS = Tokens(lambda texts: [len(t) for t in texts])
 """One token per character: every count below is worked out by hand."""

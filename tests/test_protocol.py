@@ -18,10 +18,10 @@ from inspect_ai.model import ChatMessage, GenerateConfig
 from inspect_ai.util import Store
 
 from attunebench_inspect import attunebench, default, profile
-from attunebench_inspect.data.panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
-from attunebench_inspect.data.samples import visible_of
+from attunebench_inspect.data._panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
+from attunebench_inspect.data._samples import visible_of
 from attunebench_inspect.solve import MODES, read_walk
-from attunebench_inspect.solve.prompts import JUDGE_SYSTEM
+from attunebench_inspect.solve._prompts import JUDGE_SYSTEM
 from tests.spy import Spy, is_repair, valid_answer
 
 STRUCTURED = ("emotion", "binary_hp", "pairwise")

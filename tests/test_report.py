@@ -25,23 +25,23 @@ from inspect_ai.log import (
 from inspect_ai.model import ChatMessage, GenerateConfig, get_model
 
 from attunebench_inspect import TASK_VERSION, attunebench, contamination
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data import load_codebook
-from attunebench_inspect.score.counts import metadata_counts
-from attunebench_inspect.tools.analysis import metrics_df
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.report.analyses import Settings, composite_ci
-from attunebench_inspect.tools.report.build import Report, build_report
-from attunebench_inspect.tools.report.filters import FilterError, parse_filter
-from attunebench_inspect.tools.report.html import to_html
-from attunebench_inspect.tools.report.log_fields import (
+from attunebench_inspect.score._counts import metadata_counts
+from attunebench_inspect.tools._dataframes import metrics_df
+from attunebench_inspect.tools.report._analyses import Settings, composite_ci
+from attunebench_inspect.tools.report._filters import FilterError, parse_filter
+from attunebench_inspect.tools.report._html import to_html
+from attunebench_inspect.tools.report._log_fields import (
     RunHeader,
     SampleRow,
     read_header,
     read_sample_rows,
 )
-from attunebench_inspect.tools.report.logs import read_runs
-from attunebench_inspect.tools.report.render import to_json, to_markdown, to_terminal
-from attunebench_inspect.tools.report.table import run_table
+from attunebench_inspect.tools.report._logs import read_runs
+from attunebench_inspect.tools.report._render import to_json, to_markdown, to_terminal
+from attunebench_inspect.tools.report._run_table import run_table
 from tests.conftest import BUNDLED
 from tests.spy import Spy
 from tests.truth_model import TruthModel

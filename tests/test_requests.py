@@ -17,10 +17,10 @@ from loopback.endpoint import Endpoint, EndpointConfig, RequestRecord
 from loopback.shape_fill import fill_shape, stated_shape
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.solve.call_record import CallType
-from attunebench_inspect.solve.provider_rules import request_policy
-from attunebench_inspect.solve.schedule import after, resolve_schedule
-from attunebench_inspect.solve.schemas import (
+from attunebench_inspect.solve._call_record import CallType
+from attunebench_inspect.solve._provider_rules import request_policy
+from attunebench_inspect.solve._schedule import after, resolve_schedule
+from attunebench_inspect.solve._schemas import (
     SCHEMA_PREFIX,
     binary_hp_schema,
     emotion_schema,

@@ -19,7 +19,7 @@ from inspect_ai.log import list_eval_logs
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.tools.cli import main
+from attunebench_inspect._suite.cli import main
 
 BIN = Path(sys.executable).parent
 S3_MISSING = "S3 tests need moto[server] and s3fs (pip install -e '.[dev]')"

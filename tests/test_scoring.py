@@ -17,19 +17,20 @@ from inspect_ai.log import EvalLog
 from scipy.stats import kendalltau
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.bootstrap import mean_ci
-from attunebench_inspect.data import Codebook, load_conversations, split
-from attunebench_inspect.data.samples import visible_of
-from attunebench_inspect.data.split import GroundTruth, VisibleConversation
-from attunebench_inspect.score import metrics as m
-from attunebench_inspect.score.conformance import bundled_case_files, check_case
-from attunebench_inspect.score.conversation import score_conversation
-from attunebench_inspect.score.vad import similarity
-from attunebench_inspect.solve.call_record import CallRecord, CallType
-from attunebench_inspect.solve.predictions import Walk
-from attunebench_inspect.tools.cli import main
-from attunebench_inspect.tools.report.composite import agrees, run_composite
-from attunebench_inspect.tools.report.logs import read_runs
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._util.bootstrap import mean_ci
+from attunebench_inspect.data import Codebook, load_conversations
+from attunebench_inspect.data import _split as split
+from attunebench_inspect.data._samples import visible_of
+from attunebench_inspect.data._split import GroundTruth, VisibleConversation
+from attunebench_inspect.score import _metrics as m
+from attunebench_inspect.score._conformance import bundled_case_files, check_case
+from attunebench_inspect.score._conversation import score_conversation
+from attunebench_inspect.score._vad import similarity
+from attunebench_inspect.solve._call_record import CallRecord, CallType
+from attunebench_inspect.solve._predictions import Walk
+from attunebench_inspect.tools.report._composite import agrees, run_composite
+from attunebench_inspect.tools.report._logs import read_runs
 from tests.conftest import BUNDLED
 
 CASES = [
@@ -356,8 +357,8 @@ def test_report_shows_rejudged_drafts_beside_the_original_judge(
     from inspect_ai import score
     from inspect_ai.log import write_eval_log
 
+    from attunebench_inspect._suite.report import build_report
     from attunebench_inspect.score import draft_rejudge
-    from attunebench_inspect.tools.report.build import build_report
 
     data = small_dataset(2)
     log = _eval(data, "attunebench/random", model_roles={"judge": "attunebench/majority"})

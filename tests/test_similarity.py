@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pytest
 from inspect_ai._util.registry import registry_info
 
-from attunebench_inspect.score import similarity
-from attunebench_inspect.score.scorers import attunebench_scorers
+from attunebench_inspect.score import _similarity as similarity
+from attunebench_inspect.score._scorers import attunebench_scorers
 
 
 def _letters(texts: Sequence[str]) -> list[list[float]]:

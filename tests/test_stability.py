@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from attunebench_inspect.data.split import comparison_key
-from attunebench_inspect.score import stability as s
-from attunebench_inspect.score.stability import judges
-from attunebench_inspect.solve.identity import ModelIdentity, model_identity, self_judge
-from attunebench_inspect.solve.predictions import JudgeVerdict
+from attunebench_inspect.data._split import comparison_key
+from attunebench_inspect.instruments import stability as s
+from attunebench_inspect.instruments.stability import _agreement as judges
+from attunebench_inspect.solve._identity import ModelIdentity, model_identity, self_judge
+from attunebench_inspect.solve._predictions import JudgeVerdict
 from attunebench_inspect.tools import plan as p
 
 SOURCES = ("original", "alternate", "human")
@@ -540,7 +540,7 @@ def test_bootstrap_alphas_are_the_packages() -> None:
     """The vectorised replicates equal `krippendorff.alpha` on the same resampled drafts."""
     import krippendorff
 
-    from attunebench_inspect.bootstrap import resample_counts
+    from attunebench_inspect._util.bootstrap import resample_counts
 
     rng = np.random.default_rng(3)
     for level, domain in (("ordinal", s.RATING_DOMAIN), ("nominal", s.ANSWER_DOMAIN)):
@@ -571,7 +571,7 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
     conversations; one draft per conversation is the plain bootstrap over drafts."""
     import krippendorff
 
-    from attunebench_inspect.bootstrap import resample_counts
+    from attunebench_inspect._util.bootstrap import resample_counts
 
     rng = random.Random(4)
     data = [[rng.randint(1, 7) for _ in range(60)] for _ in range(2)]

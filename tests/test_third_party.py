@@ -17,10 +17,10 @@ from scipy.stats import spearmanr
 from sklearn.metrics import cohen_kappa_score
 
 from attunebench_inspect import TASK_VERSION
-from attunebench_inspect.bootstrap import EMPTY
-from attunebench_inspect.data.codebook import Codebook
-from attunebench_inspect.data.problems import InputError
-from attunebench_inspect.data.split import (
+from attunebench_inspect._util.bootstrap import EMPTY
+from attunebench_inspect.data._codebook import Codebook
+from attunebench_inspect.data._problems import InputError
+from attunebench_inspect.data._split import (
     Background,
     BinaryTruth,
     Comparison,
@@ -30,10 +30,7 @@ from attunebench_inspect.data.split import (
     VisibleConversation,
     VisibleTurn,
 )
-from attunebench_inspect.solve.call_record import CallRecord
-from attunebench_inspect.solve.predictions import Records, Walk
-from attunebench_inspect.solve.solver import pairwise_labels
-from attunebench_inspect.tools.third_party.analysis import (
+from attunebench_inspect.instruments.reannotation._analysis import (
     POOLED,
     TaskScores,
     agreement,
@@ -42,19 +39,22 @@ from attunebench_inspect.tools.third_party.analysis import (
     reviewers_test,
     spearman_rows,
 )
-from attunebench_inspect.tools.third_party.consensus import (
+from attunebench_inspect.instruments.reannotation._consensus import (
     CONSENSUS,
     consensus,
     consensus_all,
     ties_of,
 )
-from attunebench_inspect.tools.third_party.labels import (
+from attunebench_inspect.instruments.reannotation._labels import (
     LabelSet,
     load_third_party,
     read_identities,
 )
-from attunebench_inspect.tools.third_party.power import consensus_reliability, rates
-from attunebench_inspect.tools.third_party.rescore import rescore_pair
+from attunebench_inspect.instruments.reannotation._power import consensus_reliability, rates
+from attunebench_inspect.instruments.reannotation._rescore import rescore_pair
+from attunebench_inspect.solve._call_record import CallRecord
+from attunebench_inspect.solve._predictions import Records, Walk
+from attunebench_inspect.solve._solver import pairwise_labels
 
 from .test_human import oracle
 from .third_party_world import (
@@ -142,7 +142,7 @@ def _hand_conversation() -> VisibleConversation:
 
 
 def _panas(**items: int) -> dict[str, int]:
-    from attunebench_inspect.data.panas import PANAS_ITEMS
+    from attunebench_inspect.data._panas import PANAS_ITEMS
 
     return {i: items.get(i, 3) for i in PANAS_ITEMS}
 
@@ -469,7 +469,7 @@ def test_consensus_of_one_annotator_is_that_annotator(world: World) -> None:
     )
 )
 def test_consensus_values_stay_on_their_scales(votes: list[tuple[Any, ...]]) -> None:
-    from attunebench_inspect.data.codebook import load_codebook
+    from attunebench_inspect.data._codebook import load_codebook
 
     codebook = load_codebook()
     q2, q3 = codebook.q2_options, codebook.q3_options

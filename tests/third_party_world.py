@@ -26,19 +26,19 @@ from typing import Any
 from inspect_ai import eval
 
 from attunebench_inspect import default
-from attunebench_inspect.data.codebook import Codebook
-from attunebench_inspect.data.load import load_conversations
-from attunebench_inspect.data.panas import PANAS_ITEMS
-from attunebench_inspect.data.split import (
+from attunebench_inspect.data._codebook import Codebook
+from attunebench_inspect.data._load import load_conversations
+from attunebench_inspect.data._panas import PANAS_ITEMS
+from attunebench_inspect.data._split import (
     BinaryTruth,
     GroundTruth,
     TurnTruth,
     VisibleConversation,
     split,
 )
-from attunebench_inspect.providers.answers import FORMAT
-from attunebench_inspect.solve.schemas import BRANCHES
-from attunebench_inspect.tools.third_party.labels import ThirdParty, load_third_party
+from attunebench_inspect.instruments.human._answers import FORMAT
+from attunebench_inspect.instruments.reannotation._labels import ThirdParty, load_third_party
+from attunebench_inspect.solve._schemas import BRANCHES
 from tests.conftest import BUNDLED
 from tests.test_human import oracle
 from tests.truth_model import TruthModel

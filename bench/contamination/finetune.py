@@ -110,7 +110,7 @@ def read_conversations(data: Path) -> dict[str, Conversation]:
     """The data set's conversations by ID, checked as the main task checks them (one located line
     per problem)."""
     from attunebench_inspect.data import load_codebook
-    from attunebench_inspect.data.load import load_conversations
+    from attunebench_inspect.data._load import load_conversations
 
     loaded = load_conversations(data, load_codebook())
     return {
@@ -402,7 +402,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         args.conversations, args.per_half, args.probe_per_half = 0, None, None
         args.max_tokens = 512
     if args.data is None:
-        from attunebench_inspect._bundled import bundled_conversations_dir
+        from attunebench_inspect._util.bundled import bundled_conversations_dir
 
         args.data = bundled_conversations_dir()
     args.out = args.out.resolve()

@@ -39,23 +39,23 @@ from inspect_ai.model import ModelAPI, get_model
 from scipy import stats
 
 from attunebench_inspect import contamination
-from attunebench_inspect._bundled import bundled_conversations_dir
-from attunebench_inspect.data.codebook import load_codebook
-from attunebench_inspect.data.load import load_conversations
-from attunebench_inspect.data.split import VisibleConversation, split
-from attunebench_inspect.probes.contamination.completions import score_instance
-from attunebench_inspect.probes.contamination.instances import Instance, select
-from attunebench_inspect.probes.contamination.recall import PublishedText, published_texts
-from attunebench_inspect.probes.contamination.solver import CONFIG, request
-from attunebench_inspect.probes.contamination.verdict import (
+from attunebench_inspect._util.bundled import bundled_conversations_dir
+from attunebench_inspect.data._codebook import load_codebook
+from attunebench_inspect.data._load import load_conversations
+from attunebench_inspect.data._split import VisibleConversation, split
+from attunebench_inspect.instruments.contamination._completions import score_instance
+from attunebench_inspect.instruments.contamination._instances import Instance, select
+from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
+from attunebench_inspect.instruments.contamination._recall import PublishedText, published_texts
+from attunebench_inspect.instruments.contamination._solver import CONFIG, request
+from attunebench_inspect.instruments.contamination._verdict import (
     ALPHA,
     MIN_INSTANCES,
     InstanceResult,
     decide,
 )
-from attunebench_inspect.providers.baselines import BaselineAPI
-from attunebench_inspect.providers.memorizer import MemorizerAPI
-from attunebench_inspect.solve.call_record import ProbeCall
+from attunebench_inspect.providers._baselines import BaselineAPI
+from attunebench_inspect.solve._call_record import ProbeCall
 
 
 @dataclass(frozen=True)

@@ -34,17 +34,17 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from numpy.typing import NDArray
 from scipy import stats
 
-from attunebench_inspect.bootstrap import DEFAULT_SEED, Interval, mean_cis
-from attunebench_inspect.probes.contamination.recall import (
+from attunebench_inspect._util.bootstrap import DEFAULT_SEED, Interval, mean_cis
+from attunebench_inspect.instruments.contamination._recall import (
     RECALL_NEEDED,
     RECALL_RUN_WORDS,
     PublishedText,
     Recall,
 )
-from attunebench_inspect.probes.contamination.verdict import InstanceResult, Verdict, decide
-from attunebench_inspect.score.metrics import nanmean
-from attunebench_inspect.tools.report.composite import run_composite
-from attunebench_inspect.tools.report.logs import COMPOSITE_SCORER, Run, read_runs, score_values
+from attunebench_inspect.instruments.contamination._verdict import InstanceResult, Verdict, decide
+from attunebench_inspect.score._metrics import nanmean
+from attunebench_inspect.tools.report._composite import run_composite
+from attunebench_inspect.tools.report._logs import COMPOSITE_SCORER, Run, read_runs, score_values
 
 # bench/contamination/ is on the import path (finetune.py and the tests put it there)
 # isort: off
@@ -185,10 +185,10 @@ def rescore(folder: Path, texts: Mapping[str, Sequence[PublishedText]]) -> Resco
     logged, the published texts of its conversations from `texts` (by conversation ID). Logs
     written before heuristic 3 carry no texts, so `inspect score` cannot add it to them; the
     instances and prompts are the same as the current probe's (same seed, same code)."""
-    from attunebench_inspect.probes.contamination.completions import score_instance
-    from attunebench_inspect.probes.contamination.instances import FIELDS
-    from attunebench_inspect.probes.contamination.recall import recall, text_key
-    from attunebench_inspect.probes.contamination.solver import (
+    from attunebench_inspect.instruments.contamination._completions import score_instance
+    from attunebench_inspect.instruments.contamination._instances import FIELDS
+    from attunebench_inspect.instruments.contamination._recall import recall, text_key
+    from attunebench_inspect.instruments.contamination._solver import (
         INSTRUCTIONS,
         ProbeStore,
         instances_of,
@@ -320,10 +320,10 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
             f"{_f(nll.get('trained', NAN), 3)} | {_f(nll.get('held_out', NAN), 3)} |"
         )
 
-    from attunebench_inspect.data.codebook import load_codebook
-    from attunebench_inspect.data.load import load_conversations
-    from attunebench_inspect.data.split import split as visible_part
-    from attunebench_inspect.probes.contamination.recall import published_texts
+    from attunebench_inspect.data._codebook import load_codebook
+    from attunebench_inspect.data._load import load_conversations
+    from attunebench_inspect.data._split import split as visible_part
+    from attunebench_inspect.instruments.contamination._recall import published_texts
 
     texts = {
         c.conversation.conversationId: published_texts(visible_part(c.conversation)[0])

@@ -1,10 +1,9 @@
 """AttuneBench as an Inspect AI evaluation suite: the tasks, and what loads their data."""
 
-from . import _moved
 from . import attunebench as _tasks
 
 # The tasks, listed in __all__ through attunebench.py's own (their one home).
-from .attunebench import (  # noqa: F401
+from .attunebench import (
     MODE_TASKS,
     PARAMETERS,
     TASK_VERSION,
@@ -30,4 +29,3 @@ __all__ = [
 ]
 __all__ += _tasks.__all__
 
-_moved.install()

@@ -10,10 +10,11 @@ from .attunebench import (
     verbose,
     verbose_omniscient,
 )
-from .probes.contamination import contamination_scorer
-from .providers.baselines import attunebench_baselines
-from .providers.memorizer import memorizer
-from .providers.replay import human_replay
+from .instruments.contamination import contamination_scorer
+from .instruments.contamination._memorizer import memorizer
+from .instruments.human._replay import human_replay
+from .instruments.profile._scorer import profile_scorer
+from .providers._baselines import attunebench_baselines
 from .score import (
     binary_scorer,
     composite_scorer,
@@ -24,4 +25,3 @@ from .score import (
     pairwise_scorer,
     stability_scorer,
 )
-from .score.profile_scorer import profile_scorer

@@ -17,24 +17,24 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from .data.problems import DataError, InputError, shorten
-from .data.profile import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
-from .data.profile_vocabulary import load_vocabulary, vocabulary_warnings
-from .data.samples import to_dataset
-from .data.source import BUNDLED
-from .parameters import TASK_VERSION, check, load, no_unknown, one_of, told
-from .probes.contamination.dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
-from .probes.contamination.scorer import CONTAMINATION_HEADLINE, contamination_scorer
-from .probes.contamination.solver import contamination_solver
+from ._parameters import TASK_VERSION, check, load, no_unknown, one_of, told
+from .data._problems import DataError, InputError, shorten
+from .data._samples import to_dataset
+from .data._source import BUNDLED
+from .instruments.contamination._dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
+from .instruments.contamination._scorer import CONTAMINATION_HEADLINE, contamination_scorer
+from .instruments.contamination._solver import contamination_solver
+from .instruments.profile._fields import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
+from .instruments.profile._scorer import PROFILE_HEADLINE, profile_scorer
+from .instruments.profile._solver import profile_solver, vocabulary_problems
+from .instruments.profile._vocabulary import load_vocabulary, vocabulary_warnings
 from .score import HEADLINE, attunebench_scorers
-from .score.profile_scorer import PROFILE_HEADLINE, profile_scorer
-from .score.scorers import scorer_families
-from .score.viewer import viewer_config
+from .score._scorers import scorer_families
+from .score._viewer import viewer_config
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
-from .solve.judges import panel_at_creation
-from .solve.profile import profile_solver, vocabulary_problems
-from .solve.provider_rules import ANSWER_FORMATS, AnswerFormat
-from .solve.schedule import SCHEDULES, Schedule
+from .solve._judges import panel_at_creation
+from .solve._provider_rules import ANSWER_FORMATS, AnswerFormat
+from .solve._schedule import SCHEDULES, Schedule
 
 
 @task

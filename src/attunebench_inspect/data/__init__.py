@@ -1,10 +1,10 @@
 """The conversation data layer: schema, codebook, loading, the visible/ground-truth split."""
 
-from .codebook import Codebook, load_codebook
-from .load import LoadResult, load_conversations, read_conversations
-from .problems import DataError, DataProblem
-from .schema import Conversation
-from .split import GroundTruth, VisibleConversation, split
+from ._codebook import Codebook, load_codebook
+from ._load import LoadResult, load_conversations, read_conversations
+from ._problems import DataError, DataProblem
+from ._schema import Conversation
+from ._split import GroundTruth, VisibleConversation, split
 
 __all__ = [
     "Codebook",

@@ -1,7 +1,7 @@
 """Metrics (pure), the VAD matrix, per-conversation scoring and the Inspect scorers."""
 
-from .rejudge import draft_rejudge
-from .scorers import (
+from ._rejudge import draft_rejudge
+from ._scorers import (
     HEADLINE,
     attunebench_scorers,
     binary_scorer,

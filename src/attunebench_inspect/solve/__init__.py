@@ -1,10 +1,10 @@
 """The per-turn AttuneBench protocol: prompts, output schemas, parsing and the solver."""
 
-from .judges import PANEL_PATTERN, judge_bound
-from .modes import MODES, PRIMARY, SPECS, Mode, ModeSpec, mode_spec
-from .predictions import Walk
-from .solver import attunebench_solver, judge_draft
-from .store import JUDGE_ROLE, WalkStore, read_walk
+from ._judges import PANEL_PATTERN, judge_bound
+from ._modes import MODES, PRIMARY, SPECS, Mode, ModeSpec, mode_spec
+from ._predictions import Walk
+from ._solver import attunebench_solver, judge_draft
+from ._store import JUDGE_ROLE, WalkStore, read_walk
 
 __all__ = [
     "JUDGE_ROLE",

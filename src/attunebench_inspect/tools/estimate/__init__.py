@@ -1,9 +1,9 @@
 """Calls, tokens and the bill of a run, known before it starts (`attunebench estimate`)."""
 
-from .bill import ModeEstimate, Plan, Prices, RunBill, bills
-from .breakdown import KINDS, Breakdown
-from .cache.count import TOKENIZERS, TokenizerMissing, default_tokenizer
-from .command import Estimates, estimate_modes, to_json, to_terminal
+from ._bill import ModeEstimate, Plan, Prices, RunBill, bills
+from ._breakdown import KINDS, Breakdown
+from ._cache.count import TOKENIZERS, TokenizerMissing, default_tokenizer
+from ._command import Estimates, estimate_modes, to_json, to_terminal
 
 __all__ = [
     "KINDS",

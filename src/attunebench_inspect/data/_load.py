@@ -1,0 +1,297 @@
+"""Reading conversation files: a folder, a single JSON file, a JSON list or a JSONL file."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from .._util.files import MAX_DATA_BYTES, FileProblem, kind, read_capped
+from . import _jsonfile as jsonfile
+from ._checks import check_conversation, conversation_warnings
+from ._codebook import Codebook
+from ._problems import DataError, DataProblem, expected_in, field_name, found_in, shorten
+from ._schema import Conversation
+
+_EXTENSIONS = (".json", ".jsonl")
+"""Conversation file extensions, in any letter case."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One conversation object as read from disk, with where it came from."""
+
+    source: str
+    document: jsonfile.Document
+
+    @property
+    def raw(self) -> object:
+        return self.document.value
+
+
+@dataclass(frozen=True)
+class LoadedConversation:
+    source: str
+    conversation: Conversation
+
+
+@dataclass
+class LoadResult:
+    conversations: list[LoadedConversation] = field(default_factory=list)
+    problems: list[DataProblem] = field(default_factory=list)
+    warnings: list[DataProblem] = field(default_factory=list)
+    """Oddities that do not stop a conversation being used (PANAS totals that are not the sums
+    of their items, a follow-up after a Q3 answer that is not negative)."""
+    records: int = 0
+    files: list[tuple[str, str]] = field(default_factory=list)
+    """(file name, SHA-256 of its bytes) of every file read, in the order read."""
+
+    @property
+    def sha256(self) -> str:
+        """The data set's content digest: SHA-256 of its files' digests and names, written as
+        `sha256sum` writes them (`sha256sum *.json | sha256sum` in a conversation folder)."""
+        listing = "".join(f"{digest}  {name}\n" for name, digest in self.files)
+        return hashlib.sha256(listing.encode()).hexdigest()
+
+    @property
+    def invalid_sources(self) -> list[str]:
+        return sorted({p.source for p in self.problems})
+
+
+def _not_a_file(path: Path) -> str:
+    """What a path that is not a readable regular file is, as a found value."""
+    try:
+        path.stat()
+    except OSError as ex:
+        if ex.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        if path.is_symlink():
+            return f"a dangling symbolic link (to {shorten(os.readlink(path))})"
+        return "nothing at this path" if ex.errno == errno.ENOENT else type(ex).__name__
+    return kind(path.stat().st_mode)
+
+
+def _entries(root: Path) -> Iterator[Path | DataProblem]:
+    """The conversation files of a folder, and a problem for each that cannot be read as one."""
+    try:
+        paths = sorted(root.iterdir())
+    except OSError as ex:
+        yield DataProblem(str(root), None, "folder", type(ex).__name__, "a readable folder")
+        return
+    for path in paths:
+        if path.suffix.lower() not in _EXTENSIONS:
+            continue
+        if path.is_file():
+            yield path
+        else:
+            yield DataProblem(str(path), None, "file", _not_a_file(path), "a conversation file")
+
+
+def _read(file: Path) -> bytes | DataProblem:
+    try:
+        return read_capped(file, MAX_DATA_BYTES)
+    except FileProblem as ex:
+        return DataProblem(str(file), None, "file", ex.found, ex.expected)
+
+
+def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as ex:
+        yield DataProblem(
+            str(file),
+            None,
+            "file",
+            f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
+            "a UTF-8 JSON file",
+        )
+        return
+    if file.suffix.lower() == ".jsonl":
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            source = f"{file}:{lineno}"
+            try:
+                yield Record(source, jsonfile.loads(line))
+            except jsonfile.TooDeepError as ex:
+                yield DataProblem(source, None, "line", str(ex), "a conversation object")
+            except json.JSONDecodeError as ex:
+                yield DataProblem(
+                    source,
+                    None,
+                    "line",
+                    f"invalid JSON ({ex.msg})",
+                    "one JSON conversation object per line",
+                )
+        return
+    try:
+        document = jsonfile.loads(text)
+    except jsonfile.TooDeepError as ex:
+        yield DataProblem(str(file), None, "file", str(ex), "a conversation object")
+        return
+    except json.JSONDecodeError as ex:
+        yield DataProblem(
+            str(file),
+            None,
+            "file",
+            f"invalid JSON ({ex.msg} at line {ex.lineno} column {ex.colno})",
+            "a JSON conversation object or a list of them",
+        )
+        return
+    if isinstance(document.value, list):
+        for index in range(len(document.value)):
+            yield Record(f"{file}[{index}]", document.item(index))
+    else:
+        yield Record(str(file), document)
+
+
+def _turn_of(raw: object, loc: tuple[int | str, ...]) -> tuple[int | None, tuple[int | str, ...]]:
+    """The turn a pydantic error location points into (its turnNumber where readable)."""
+    if len(loc) >= 2 and loc[0] == "turns" and isinstance(loc[1], int):
+        turns = raw.get("turns") if isinstance(raw, dict) else None
+        number: int | None = loc[1] + 1
+        if isinstance(turns, list) and loc[1] < len(turns) and isinstance(turns[loc[1]], dict):
+            given = turns[loc[1]].get("turnNumber")
+            if isinstance(given, int) and not isinstance(given, bool):
+                number = given
+        return number, loc[2:]
+    return None, loc
+
+
+def _problem_at(record: Record, loc: jsonfile.Location, found: str, expected: str) -> DataProblem:
+    turn, rest = _turn_of(record.raw, loc)
+    return DataProblem(record.source, turn, field_name(rest), found, expected, _id_of(record))
+
+
+def _problem_from(record: Record, error: ErrorDetails) -> DataProblem:
+    return _problem_at(record, tuple(error["loc"]), found_in(error), expected_in(error))
+
+
+def _located(record: Record, findings: list[jsonfile.Finding]) -> list[DataProblem]:
+    return [_problem_at(record, f.loc, f.found, f.expected) for f in findings]
+
+
+def _id_of(record: Record) -> str | None:
+    if isinstance(record.raw, dict):
+        value: Any = record.raw.get("conversationId")
+        return value if isinstance(value, str) else None
+    return None
+
+
+def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
+    """Parse and check every conversation under `path`, collecting all problems and warnings."""
+    root = Path(path)
+    # The codebook's oddities too: it is part of what the dataset is read with.
+    result = LoadResult(warnings=list(codebook.warnings))
+    if not root.is_dir() and not root.is_file():
+        result.problems.append(
+            DataProblem(
+                str(root),
+                None,
+                "path",
+                _not_a_file(root),
+                "a conversation folder, JSON file or JSONL file",
+            )
+        )
+        return result
+    entries = list(_entries(root)) if root.is_dir() else [root]
+    if not entries:
+        result.problems.append(
+            DataProblem(
+                str(root),
+                None,
+                "folder",
+                "no .json or .jsonl files (in any letter case)",
+                "at least one conversation file",
+            )
+        )
+        return result
+    seen_ids: dict[str, str] = {}
+    for entry in entries:
+        if isinstance(entry, DataProblem):
+            result.problems.append(entry)
+            continue
+        raw = _read(entry)
+        if isinstance(raw, DataProblem):
+            result.problems.append(raw)
+            continue
+        result.files.append((entry.name, hashlib.sha256(raw).hexdigest()))
+        for item in _records(entry, raw):
+            if isinstance(item, DataProblem):
+                result.problems.append(item)
+            else:
+                result.records += 1
+                _add_record(item, codebook, seen_ids, result)
+    if not result.records and not result.problems:
+        result.problems.append(
+            DataProblem(
+                str(root),
+                None,
+                "folder" if root.is_dir() else "file",
+                "no conversation",
+                "at least one conversation object",
+            )
+        )
+    return result
+
+
+def _add_record(
+    item: Record, codebook: Codebook, seen_ids: dict[str, str], result: LoadResult
+) -> None:
+    """One conversation object into `result`: a loaded conversation, or its problems.
+    `seen_ids`: conversation ID -> where it was first read."""
+    result.warnings.extend(_located(item, item.document.warnings))
+    if item.document.problems:
+        result.problems.extend(_located(item, item.document.problems))
+        return
+    try:
+        conv = Conversation.model_validate(item.raw)
+    except ValidationError as ex:
+        result.problems.extend(_problem_from(item, e) for e in ex.errors())
+        return
+    result.warnings.extend(conversation_warnings(conv, codebook, item.source))
+    problems = check_conversation(conv, codebook, item.source)
+    first = seen_ids.setdefault(conv.conversationId, item.source)
+    if first != item.source:
+        problems.append(
+            DataProblem(
+                item.source,
+                None,
+                "conversationId",
+                conv.conversationId,
+                f"a unique ID (also used by {first})",
+                conv.conversationId,
+            )
+        )
+    if problems:
+        result.problems.extend(problems)
+    else:
+        result.conversations.append(LoadedConversation(item.source, conv))
+
+
+def load_conversations(
+    path: str | Path, codebook: Codebook, skip_invalid: bool = False, *, hint: str | None = None
+) -> LoadResult:
+    """Read a dataset; raise `DataError` on any problem unless `skip_invalid`. `hint`: what
+    the command being run offers about invalid data (default: `attunebench validate PATH`)."""
+    result = read_conversations(path, codebook)
+    if result.problems and not (skip_invalid and result.conversations):
+        raise DataError(result.problems, hint or f"check it with `{validate_command(path)}`")
+    return result
+
+
+def validate_command(data: str | Path, codebook: str | Path | None = None) -> str:
+    """The command that checks a data set, as a person would type it."""
+    words = ["attunebench", "validate", str(data)]
+    if codebook is not None:
+        words += ["--codebook", str(codebook)]
+    return shlex.join(words)

@@ -1,0 +1,204 @@
+"""The one split of a conversation into what the evaluated model may see and the ground truth.
+
+`VisibleConversation` is the only thing the solver is handed; it has no label field at all
+(tests check this structurally). `GroundTruth` travels as the Sample target, for scorers only.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ._schema import Conversation, ParticipantProfile, ResponseSource
+
+BinaryValue = Literal["yes", "no", "na"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- what the evaluated model may see ---------------------------------------------------------
+
+
+class Topic(_Frozen):
+    category: str
+    subtopic: str
+    text: str
+
+
+class Comparison(_Frozen):
+    """One pairwise comparison the participant made (not its winner)."""
+
+    question_id: str
+    response_a: ResponseSource
+    response_b: ResponseSource
+
+    @property
+    def key(self) -> str:
+        return comparison_key(self.question_id, self.response_a, self.response_b)
+
+
+class VisibleTurn(_Frozen):
+    turn_number: int
+    user_message: str
+    om_response: str
+    alternate_response: str
+    human_response: str
+    binary_question_ids: list[str]
+    comparisons: list[Comparison]
+
+    def response(self, source: ResponseSource) -> str:
+        return {
+            "original": self.om_response,
+            "alternate": self.alternate_response,
+            "human": self.human_response,
+        }[source]
+
+
+class Background(_Frozen):
+    """What omniscient modes add to the context; default modes never render it."""
+
+    profile: dict[str, object]
+    pre_panas: dict[str, int]
+    topic_attitude: str
+
+
+class VisibleConversation(_Frozen):
+    conversation_id: str
+    topic: Topic
+    turns: list[VisibleTurn]
+    background: Background
+
+
+# --- the ground truth ---------------------------------------------------------------------
+
+
+class BinaryTruth(_Frozen):
+    observed: BinaryValue
+    preferred: BinaryValue
+
+
+class TurnTruth(_Frozen):
+    turn_number: int
+    mood_shift: dict[str, int]
+    """PANAS item (lower case) -> intensity 1-7; empty for a neutral turn."""
+    binary: dict[str, BinaryTruth]
+    pairwise: dict[str, ResponseSource]
+    """comparison key -> the source the participant chose."""
+
+
+class GroundTruth(_Frozen):
+    conversation_id: str
+    om_model: str
+    turns: list[TurnTruth]
+    pre_panas: dict[str, int]
+    post_panas: dict[str, int]
+    four_branch: dict[str, int]
+    q1_looking_for: list[str]
+    q2_emotion_clarity: str
+    q3_model_fit: str
+    q3_follow_up: list[str]
+
+
+def comparison_key(question_id: str, a: ResponseSource, b: ResponseSource) -> str:
+    """A stable key for one comparison: question and the unordered pair (`comparison_pair`
+    reads it back)."""
+    first, second = sorted((a, b))
+    return f"{question_id}:{first}-{second}"
+
+
+def comparison_pair(key: str) -> tuple[str, str]:
+    """The two sources a `comparison_key` names, in its (sorted) order; ValueError for a string
+    that is not one."""
+    _, colon, pair = key.rpartition(":")
+    first, dash, second = pair.partition("-")
+    if not (colon and first and dash and second):
+        raise ValueError(f"comparison key {key!r}: expected 'question:source-source'")
+    return first, second
+
+
+def _documented(model: BaseModel) -> dict[str, object]:
+    # The deposit may carry fields the seed does not show; only the documented ones are sent.
+    return model.model_dump(include=set(type(model).model_fields))
+
+
+def profile_for_context(profile: ParticipantProfile) -> dict[str, object]:
+    """The participant profile as shown in omniscient modes: the documented demographics and
+    computed scores (no participant ID, and no field the seed does not document)."""
+    return {
+        "demographics": _documented(profile.demographics),
+        "computed_scores": _documented(profile.computed_scores),
+    }
+
+
+def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
+    visible_turns: list[VisibleTurn] = []
+    truth_turns: list[TurnTruth] = []
+    for turn in conv.turns:
+        notes = turn.annotations
+        visible_turns.append(
+            VisibleTurn(
+                turn_number=turn.turnNumber,
+                user_message=turn.userMessage,
+                om_response=turn.llmResponse,
+                alternate_response=notes.alternateResponses.llmImproved,
+                human_response=notes.alternateResponses.humanEdited,
+                binary_question_ids=[j.questionId for j in notes.binaryJudgements],
+                comparisons=[
+                    Comparison(
+                        question_id=c.questionId, response_a=c.responseA, response_b=c.responseB
+                    )
+                    for c in notes.pairwiseComparisons
+                ],
+            )
+        )
+        truth_turns.append(
+            TurnTruth(
+                turn_number=turn.turnNumber,
+                mood_shift={tag.item: tag.intensity for tag in turn.moodShiftTags},
+                binary={
+                    j.questionId: BinaryTruth(
+                        observed=j.observedBehavior, preferred=j.preferredBehavior
+                    )
+                    for j in notes.binaryJudgements
+                },
+                pairwise={
+                    comparison_key(c.questionId, c.responseA, c.responseB): c.responseA
+                    if c.winner == "A"
+                    else c.responseB
+                    for c in notes.pairwiseComparisons
+                },
+            )
+        )
+    cw = conv.conversationWideQuestions
+    visible = VisibleConversation(
+        conversation_id=conv.conversationId,
+        topic=Topic(
+            category=conv.metadata.category,
+            subtopic=conv.metadata.subtopic,
+            text=conv.metadata.text,
+        ),
+        turns=visible_turns,
+        background=Background(
+            profile=profile_for_context(conv.participant_profile),
+            pre_panas=dict(conv.prePanas.responses),
+            topic_attitude=conv.participant_profile.conversation_topic_attitude,
+        ),
+    )
+    truth = GroundTruth(
+        conversation_id=conv.conversationId,
+        om_model=conv.metadata.model,
+        turns=truth_turns,
+        pre_panas=dict(conv.prePanas.responses),
+        post_panas=dict(conv.postPanas.responses),
+        four_branch=cw.fourBranchScores.model_dump(
+            include={"perceiving", "facilitating", "understanding", "managing"}
+        ),
+        q1_looking_for=list(cw.q1_lookingFor),
+        q2_emotion_clarity=cw.q2_emotionClarity,
+        q3_model_fit=cw.q3_modelFit,
+        q3_follow_up=list(cw.q3_followUp_whatFeltOff),
+    )
+    return visible, truth

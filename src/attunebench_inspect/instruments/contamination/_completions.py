@@ -1,0 +1,52 @@
+"""An instance's two completions scored by the probe's three heuristics (pure, no Inspect): the
+scorer's per-instance arithmetic, and the same for the benchmarks that score completions without
+a log (bench/contamination/probe_power.py) or rescore a log's (results.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import _prompts as prompts
+from ._instances import FIELDS, Instance
+from ._overlap import Overlap, overlap
+from ._recall import PublishedText, Recall, recall, text_key
+from ._verdict import InstanceResult
+
+KEPT_DECIMALS = 6
+"""ROUGE-L as the scorer's per-instance records keep it (and so as every verdict reads it)."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """An instance's two completions: overlap with the reference, recall of other texts."""
+
+    guided: Overlap
+    general: Overlap
+    guided_recall: Recall
+    general_recall: Recall
+
+    def result(self) -> InstanceResult:
+        """What the verdict reads of the instance, as the log keeps it."""
+        return InstanceResult(
+            round(self.guided.rouge_l, KEPT_DECIMALS),
+            round(self.general.rouge_l, KEPT_DECIMALS),
+            self.guided.match,
+            self.general.match,
+            self.guided_recall.run,
+            self.general_recall.run,
+        )
+
+
+def score_instance(
+    instance: Instance, texts: Sequence[PublishedText], guided: str, general: str
+) -> Scored:
+    """Both completions of an instance against its reference (heuristics 1 and 2) and against
+    the conversation's other published texts, the words each prompt showed excluded (3)."""
+    own = text_key(instance.turn, FIELDS[instance.kind])
+    return Scored(
+        overlap(instance.segment, instance.reference, guided),
+        overlap(instance.segment, instance.reference, general),
+        recall(guided, prompts.guided(instance), texts, own),
+        recall(general, prompts.general(instance), texts, own),
+    )

@@ -1,0 +1,107 @@
+"""The probe's data set: one sample per conversation, carrying its instances, and the method's
+fixed parameters that every log of the probe records.
+
+The task itself (`attunebench_inspect/contamination`) is in attunebench.py, beside the suite's
+other tasks: it loads and checks the data as they do (`parameters.py`), then builds this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_ai.dataset import MemoryDataset, Sample
+from pydantic import TypeAdapter
+
+from ...data._load import LoadedConversation
+from ...data._problems import DataProblem
+from ...data._split import VisibleConversation, split
+from ._instances import MIN_TEXT_WORDS, SEGMENT_HIGH, SEGMENT_LOW, Instance, select
+from ._overlap import ECHO_MIN_WORDS, NEAR_EXACT_ROUGE_L
+from ._recall import (
+    RECALL_NEEDED,
+    RECALL_RUN_WORDS,
+    SHOWN_RUN_WORDS,
+    TEXT_FIELDS,
+    PublishedText,
+    published_texts,
+)
+from ._solver import INSTANCES_KEY, MAX_TOKENS, TEMPERATURE, instances_json
+from ._verdict import ALPHA, EXACT_NEEDED, MIN_INSTANCES, NEAR_EXACT_NEEDED, RULE
+
+METHOD_KEY = "contamination_method"
+"""Task metadata: the method's fixed parameters (`METHOD`); it also marks a log as the probe's."""
+METHOD: dict[str, object] = {
+    "method": "Golchin & Surdeanu, Time Travel in LLMs (ICLR 2024), adapted: docs/contamination.md",
+    "segment_share": [SEGMENT_LOW, SEGMENT_HIGH],
+    "min_text_words": MIN_TEXT_WORDS,
+    "temperature": TEMPERATURE,
+    "max_tokens": MAX_TOKENS,
+    "echo_min_words": ECHO_MIN_WORDS,
+    "near_exact_rouge_l": NEAR_EXACT_ROUGE_L,
+    "exact_needed": EXACT_NEEDED,
+    "near_exact_needed": NEAR_EXACT_NEEDED,
+    "alpha": ALPHA,
+    "min_instances": MIN_INSTANCES,
+    "recall_texts": [*TEXT_FIELDS, "metadata.topic.text"],
+    "recall_shown_run_words": SHOWN_RUN_WORDS,
+    "recall_run_words": RECALL_RUN_WORDS,
+    "recall_needed": RECALL_NEEDED,
+    "rule": RULE,
+}
+"""The probe's fixed parameters, recorded in every log's task metadata: with the suite's task
+version they say which method a verdict comes from."""
+NOT_PROBED_KEY = "not_probed"
+"""Task metadata: the texts too short to probe, one located line each."""
+TEXTS_KEY = "contamination_texts"
+"""Sample metadata: every published text of the conversation (recall.py), as JSON; the scorer's
+alone (no prompt reads it)."""
+_TEXTS = TypeAdapter(list[PublishedText])
+
+
+def texts_of(metadata: dict[str, object]) -> list[PublishedText]:
+    """A sample's published texts (none in a log written before heuristic 3)."""
+    raw = metadata.get(TEXTS_KEY)
+    return _TEXTS.validate_json(str(raw)) if raw is not None else []
+
+
+@dataclass(frozen=True)
+class ProbeData:
+    dataset: MemoryDataset
+    not_probed: list[DataProblem]
+
+
+def probe_sample(conv: VisibleConversation, instances: list[Instance]) -> Sample:
+    # What `inspect view` shows a reader of the sample list: the id column names the
+    # conversation, so the input says what was asked of it.
+    return Sample(
+        id=conv.conversation_id,
+        input=(
+            f"{len(instances)} published text(s) of this conversation (participant messages and "
+            f"edited replies of {MIN_TEXT_WORDS} words or more), each shown in part and completed "
+            "under a guided and a general instruction"
+        ),
+        target="the unseen rest of each text",
+        metadata={
+            INSTANCES_KEY: instances_json(instances),
+            TEXTS_KEY: _TEXTS.dump_json(published_texts(conv)).decode(),
+            "category": conv.topic.category,
+            "turn_count": len(conv.turns),
+        },
+    )
+
+
+def probe_data(
+    conversations: Sequence[LoadedConversation], seed: int, data: str, name: str
+) -> ProbeData:
+    """One sample per conversation with its instances cut for `seed`; raises InputError when no
+    text of `data` is long enough to probe."""
+    visible = [(c.source, split(c.conversation)[0]) for c in conversations]
+    selection = select(visible, seed, data)
+    by_conversation: dict[str, list[Instance]] = {}
+    for instance in selection.instances:
+        by_conversation.setdefault(instance.conversation_id, []).append(instance)
+    samples = [
+        probe_sample(conv, by_conversation.get(conv.conversation_id, [])) for _, conv in visible
+    ]
+    return ProbeData(MemoryDataset(samples=samples, name=name), selection.not_probed)

@@ -1,0 +1,47 @@
+"""The contamination probe's requests, for `attunebench estimate --contamination`.
+
+The probe's calls are simple: for every text long enough to probe, one guided and one general
+call, each the one user message the probe's solver sends (`request`), with no response schema,
+all at once. They are built offline from the probe's own instances and prompts, and priced like
+a mode's requests (through each provider's cache, under its batch API). The answer assumed is a
+completion as long as the text's unseen rest (a model asked to finish a text writes about that
+much; the probe caps a call at 500 tokens).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..._util.bundled import bundled_conversations_dir
+from ...data._codebook import Codebook
+from ...data._load import load_conversations
+from ...data._split import split
+from ...tools.estimate._capture import Request
+from ._instances import select
+from ._solver import INSTRUCTIONS, request
+
+PROBE = "contamination"
+"""How the estimate names the probe's rows, where the main task names its mode."""
+
+
+def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
+    """Per conversation of `data` (default: the bundled set), the probe's requests for `seed`;
+    raises InputError where no text is long enough to probe."""
+    source = Path(data) if data is not None else bundled_conversations_dir()
+    loaded = load_conversations(source, codebook).conversations
+    visible = [(c.source, split(c.conversation)[0]) for c in loaded]
+    instances = select(visible, seed, str(source)).instances
+    requests: dict[str, list[Request]] = {conv.conversation_id: [] for _, conv in visible}
+    for instance in instances:
+        requests[instance.conversation_id] += [
+            Request(
+                call=call,
+                turn=instance.turn,
+                chat=tuple(request(instance, call)),
+                response_schema=None,
+                answer=instance.reference,
+                free_text=0,
+            )
+            for call in INSTRUCTIONS
+        ]
+    return list(requests.values())

@@ -1,0 +1,117 @@
+"""The contamination probe's runs in the report: per model, the verdict and the figures it
+reads, beside that model's Composite (docs/contamination.md).
+
+A probe run is read from its log header alone: the verdict's metrics (`contamination_verdict`)
+and the task metadata (the rule, the seed, the method's parameters). It is a run's verdict over
+every text it probed, so `--where` does not filter it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..._util.bootstrap import Interval
+from ...tools.report._logs import Run
+from ._dataset import METHOD_KEY
+from ._scorer import SCORER, reading_of
+
+PROBE_TASK = "contamination"
+"""How reports name the probe's runs where the main task names its mode."""
+NOT_PROBED = "not probed"
+
+
+def is_contamination_run(run: Run) -> bool:
+    return METHOD_KEY in (run.header.eval.metadata or {})
+
+
+@dataclass(frozen=True)
+class Contamination:
+    """A probe run's verdict and what it reads."""
+
+    verdict: str
+    """suspected, not suspected, or too few instances to decide."""
+    rule: str
+    guided_rouge_l: float
+    general_rouge_l: float
+    difference: Interval
+    """Mean guided minus general ROUGE-L over instances, with its 95% bootstrap interval."""
+    p_value: float
+    """One-sided sign-flip permutation test that guided exceeds general (heuristic 1)."""
+    exact: int
+    near_exact: int
+    general_exact: int
+    general_near_exact: int
+    recalled: int
+    """Completions writing out 13+ unshown words of another published text (heuristic 3)."""
+    longest_recall: int
+    instances: int
+    empty_completions: int
+    conversations: int
+    seed: int | None
+    data: str
+
+
+@dataclass(frozen=True)
+class ContaminationRow:
+    """One model: its probe's verdict, and its Composite in each mode it was run in."""
+
+    model: str
+    contamination: Contamination
+    composite: dict[str, Interval] = field(default_factory=dict)
+
+
+def _count(metrics: dict[str, float], name: str) -> int:
+    value = metrics.get(name, math.nan)
+    return int(value) if math.isfinite(value) else 0
+
+
+def contamination_of(run: Run) -> Contamination:
+    """The verdict of a probe run, from its log header."""
+    results = run.header.results
+    score = next((s for s in results.scores if s.name == SCORER), None) if results else None
+    metrics = {k: m.value for k, m in score.metrics.items()} if score else {}
+    metadata = run.header.eval.metadata or {}
+    method = metadata.get(METHOD_KEY) or {}
+    nan = math.nan
+    seed = metadata.get("seed")
+    return Contamination(
+        verdict=reading_of(metrics) or "unreadable (no verdict in the log's metrics)",
+        rule=str(method.get("rule", "")),
+        guided_rouge_l=metrics.get("guided_rouge_l", nan),
+        general_rouge_l=metrics.get("general_rouge_l", nan),
+        difference=Interval(
+            metrics.get("difference", nan),
+            metrics.get("ci_low", nan),
+            metrics.get("ci_high", nan),
+            _count(metrics, "instances"),
+        ),
+        p_value=metrics.get("p_value", nan),
+        exact=_count(metrics, "exact"),
+        near_exact=_count(metrics, "near_exact"),
+        general_exact=_count(metrics, "general_exact"),
+        general_near_exact=_count(metrics, "general_near_exact"),
+        recalled=_count(metrics, "recalled"),
+        longest_recall=_count(metrics, "longest_recall"),
+        instances=_count(metrics, "instances"),
+        empty_completions=_count(metrics, "empty_completions"),
+        conversations=results.completed_samples if results else 0,
+        seed=seed if isinstance(seed, int) else None,
+        data=str(metadata.get("data", "")),
+    )
+
+
+def contamination_rows(
+    probes: Sequence[tuple[str, Run]], composites: Sequence[tuple[str, str, Interval]]
+) -> list[ContaminationRow]:
+    """One row per model probed ((its label, its probe run), in the order given), with its
+    Composite in each mode (label, mode, Composite) beside the verdict."""
+    return [
+        ContaminationRow(
+            label,
+            contamination_of(run),
+            {mode: interval for model, mode, interval in composites if model == label},
+        )
+        for label, run in probes
+    ]

@@ -1,0 +1,209 @@
+"""The probe's scorer: per conversation, each instance's overlap; per run, the verdict.
+
+A sample's `Score.value` holds the conversation's figures (mean ROUGE-L under each instruction,
+their difference, guided exact and near-exact matches, recalled completions, instances, empty
+completions); its explanation has one line per instance (with each completion's longest run of
+another published text and the text it matched, recall.py), and its metadata each instance's two
+scores and two recall runs, which the run-level metric `contamination_verdict` pools into the
+verdict (verdict.py). Inspect hands metrics epoch-reduced values but only the first epoch's
+metadata, so under `--epochs` the verdict reads the first epoch's completions (the calls are at
+temperature 0: further epochs add cost, not evidence).
+
+The run's metrics, in `inspect view` and the log header, group `contamination_verdict`: the
+verdict as three indicators of which exactly one is 1 (`suspected`, `not_suspected`,
+`too_few_instances`), and the figures it reads: `difference` (mean guided minus general ROUGE-L
+over instances) with its 95% bootstrap interval (`ci_low`, `ci_high`), the guided completions'
+`exact` and `near_exact` matches, heuristic 3's `recalled` completions and `longest_recall` run,
+`guided_rouge_l`, `general_rouge_l`, heuristic 1's `p_value`, `instances`, the general
+completions' matches and the `empty_completions`. The rule they follow
+is the score's metadata (`rule`) and the task's (`contamination_method`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any
+
+from inspect_ai.log import HeadlineMetric
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from ._completions import Scored, score_instance
+from ._dataset import texts_of
+from ._instances import Instance
+from ._overlap import Overlap
+from ._recall import Recall, recalled
+from ._solver import ProbeStore, instances_of
+from ._verdict import READINGS, RULE, InstanceResult, Reading, Verdict, decide
+
+RESULTS_KEY = "instances"
+"""Score metadata: each instance's key, its two overlap scores and matches, its two recall runs
+with the text each matched, and how many of its two completions were empty."""
+SCORER = "contamination_scorer"
+CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric="suspected")
+
+_INDICATORS: dict[Reading, str] = {
+    "suspected": "suspected",
+    "not suspected": "not_suspected",
+    "too few instances to decide": "too_few_instances",
+}
+
+
+def reading_of(metrics: Mapping[str, float]) -> Reading | None:
+    """The verdict that a run's metrics (`metric_values`) indicate; None if they indicate none."""
+    found = [r for r in READINGS if metrics.get(_INDICATORS[r]) == 1.0]
+    return found[0] if len(found) == 1 else None
+
+
+def metric_values(verdict: Verdict, empty: int) -> dict[str, float]:
+    """The run's metrics. `inspect view` heads a log with the first five (and its log list with
+    the first): the verdict, then the evidence it reads, the difference with its interval and
+    the exact matches; then the rest, in its "All scoring" table. Counts are integers."""
+    indicators = {name: float(verdict.reading == r) for r, name in _INDICATORS.items()}
+    return {
+        "suspected": indicators["suspected"],
+        "difference": verdict.difference.estimate,
+        "ci_low": verdict.difference.low,
+        "ci_high": verdict.difference.high,
+        "exact": verdict.exact,
+        "near_exact": verdict.near_exact,
+        "recalled": verdict.recalled,
+        "guided_rouge_l": verdict.guided_rouge_l,
+        "general_rouge_l": verdict.general_rouge_l,
+        "p_value": verdict.p_value,
+        "instances": verdict.instances,
+        "not_suspected": indicators["not_suspected"],
+        "too_few_instances": indicators["too_few_instances"],
+        "general_exact": verdict.general_exact,
+        "general_near_exact": verdict.general_near_exact,
+        "longest_recall": verdict.longest_recall,
+        "empty_completions": empty,
+    }
+
+
+def _records(score: Score) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = (score.metadata or {}).get(RESULTS_KEY, [])
+    return records
+
+
+def results_of(score: Score) -> list[InstanceResult]:
+    return [
+        InstanceResult(
+            guided=float(r["guided"]),
+            general=float(r["general"]),
+            guided_match=r["guided_match"],
+            general_match=r["general_match"],
+            guided_recall=int(r.get("guided_recall", 0)),
+            general_recall=int(r.get("general_recall", 0)),
+        )
+        for r in _records(score)
+    ]
+
+
+@metric
+def contamination_verdict() -> Metric:
+    """The verdict over every instance of the run (verdict.RULE), with its figures."""
+
+    def calculate(scores: list[SampleScore]) -> dict[str, float]:
+        # Everything from the metadata, so that the verdict and its counts read the same epoch.
+        results = [r for s in scores for r in results_of(s.score)]
+        empty = sum(r.get("empty", 0) for s in scores for r in _records(s.score))
+        return metric_values(decide(results), empty)
+
+    return calculate
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _line(instance: Instance, scored: Scored) -> str:
+    def part(name: str, o: Overlap) -> str:
+        notes = [o.match.replace("_", "-")] if o.match != "none" else []
+        if o.empty:
+            notes.append("empty")
+        elif o.echoed:
+            notes.append(f"{o.echoed} echoed word(s) removed")
+        return f"{name} {o.rouge_l:.2f}" + (f" ({', '.join(notes)})" if notes else "")
+
+    def run(name: str, r: Recall) -> str:
+        if not r.run:
+            return f"{name} 0"
+        # The words themselves only where they decide: a recalled run.
+        shown = f': "{r.words}"' if recalled(r) else ""
+        return f"{name} {r.run} ({r.text}{shown})"
+
+    return (
+        f"- {instance.key}: {instance.shown} of {instance.words} words shown; ROUGE-L "
+        f"{part('guided', scored.guided)}, {part('general', scored.general)}; longest run of "
+        f"another text: {run('guided', scored.guided_recall)}, "
+        f"{run('general', scored.general_recall)}"
+    )
+
+
+@scorer(metrics=[contamination_verdict()], rule=RULE)
+def contamination_scorer() -> Scorer:
+    """Each instance's guided and general completion against the unseen rest of its text."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        instances = instances_of(state.metadata)
+        texts = texts_of(state.metadata)
+        store = store_as(ProbeStore)
+        scored = [
+            (
+                instance,
+                score_instance(
+                    instance,
+                    texts,
+                    store.guided[i] if i < len(store.guided) else "",
+                    store.general[i] if i < len(store.general) else "",
+                ),
+            )
+            for i, instance in enumerate(instances)
+        ]
+        guided_scores = [s.guided.rouge_l for _, s in scored]
+        general_scores = [s.general.rouge_l for _, s in scored]
+        differences = [g - h for g, h in zip(guided_scores, general_scores, strict=True)]
+        exact = sum(s.guided.match == "exact" for _, s in scored)
+        near_exact = sum(s.guided.match == "near_exact" for _, s in scored)
+        recalled_count = sum(
+            recalled(r) for _, s in scored for r in (s.guided_recall, s.general_recall)
+        )
+        # Three decimals: what a reader compares in the sample list (the verdict reads the
+        # per-instance scores of the metadata).
+        value: dict[str, float] = {
+            "guided_rouge_l": round(_mean(guided_scores), 3),
+            "general_rouge_l": round(_mean(general_scores), 3),
+            "difference": round(_mean(differences), 3),
+            "exact": exact,
+            "near_exact": near_exact,
+            "recalled": recalled_count,
+            "instances": len(scored),
+            "empty": sum(s.guided.empty + s.general.empty for _, s in scored),
+        }
+        return Score(
+            value=value,
+            answer=(
+                f"ROUGE-L guided {value['guided_rouge_l']:.2f}, general "
+                f"{value['general_rouge_l']:.2f}; {exact} exact, {near_exact} near-exact; "
+                f"{recalled_count} recalled"
+            ),
+            explanation="\n".join(_line(i, s) for i, s in scored) or "no instance probed",
+            metadata={
+                RESULTS_KEY: [
+                    {
+                        "key": i.key,
+                        **asdict(s.result()),
+                        "guided_recall_text": s.guided_recall.text,
+                        "general_recall_text": s.general_recall.text,
+                        "empty": int(s.guided.empty) + int(s.general.empty),
+                    }
+                    for i, s in scored
+                ]
+            },
+        )
+
+    return score

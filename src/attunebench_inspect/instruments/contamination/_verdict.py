@@ -1,0 +1,231 @@
+"""The partition-level verdict: has the model seen this data set?
+
+Golchin & Surdeanu call a partition contaminated by either of two heuristics; here a partition is
+one run of the probe: every instance of the conversations it probed. A third heuristic (recall.py)
+was added after a first measurement on a real fine-tuned model, below.
+
+**Heuristic 1** (theirs): guided completions overlap the references significantly more than
+general ones. They compare the two mean ROUGE-L scores by bootstrap resampling each set of
+scores separately, 10,000 resamples, significant at p <= 0.05
+(src/helpers/bootstrap_helper.py). Departures, each fixed before any measurement but the one
+marked:
+
+- The test is **paired**, over instances: the guided and the general completion of an instance
+  complete the same segment, so the per-instance difference removes how predictable each text
+  is, which an unpaired comparison leaves in as noise. It is the one-sided **sign-flip
+  permutation test of the mean difference** (Fisher 1935; Good, "Permutation, Parametric and
+  Bootstrap Tests of Hypotheses", 2005), guided minus general ROUGE-L, by
+  `scipy.stats.permutation_test` (permutation type "samples": each instance's difference keeps or
+  flips its sign; exact for up to 13 instances, else 10,000 random sign patterns, seed 0). Its
+  null hypothesis is the one the design makes: a model that has not seen the data set gains
+  nothing from its name, so an instance's guided and general completions are exchangeable. It
+  is exact at any number of instances and assumes nothing about the shape of the differences,
+  which pile up at 0 and 1. Like the paper's, its statistic is the mean: contamination shows as a
+  share of instances recalled strongly, and a mean sees that share where a rank test dilutes it.
+  *Changed after a first measurement*, and reported as such: the probe was first written with the
+  one-sided Wilcoxon signed-rank test (same null, ranks instead of the mean); on 2 seeds of the
+  power benchmark it flagged a model recalling 10% of the texts by heuristic 1 in 1 run of 2, as
+  a rank test must when 90% of the differences are noise around 0. The benchmark keeps measuring
+  it beside the permutation test (docs/contamination.md). No other parameter was changed.
+  With no non-zero difference there is no evidence: p = 1.
+- **alpha = 0.01** (`ALPHA`), not 0.05: the verdict fires on either heuristic, so the first one
+  alone must stay well inside the 5% false-positive rate the probe is held to.
+- Reported beside it: the mean difference with its 95% percentile bootstrap interval over
+  instances (10,000 resamples, seed 0; the suite's bootstrap in `bootstrap.py`, after
+  Efron & Tibshirani 1993).
+
+**Heuristic 2** (theirs, as a mechanical rule; overlap.py defines exact and near-exact): at least
+`EXACT_NEEDED` = 1 exact or at least `NEAR_EXACT_NEEDED` = 2 near-exact matches among the guided
+completions (their thresholds, src/run.py `pattern_severity`). The general completions' matches
+are counted and reported, not used: a text long enough to probe (instances.py) is not reproduced
+word for word by chance, so the paper's guided-only count stands.
+
+**Heuristic 3** (ours; recall.py defines it): at least `RECALL_NEEDED` = 2 completions, guided or
+general, write out a run of at least `RECALL_RUN_WORDS` = 13 words of *another* published text of
+their conversation that the prompt did not show. *Added after a first measurement on a real
+fine-tuned model*, and reported as such, as the Wilcoxon change is: SmolLM2-135M-Instruct
+fine-tuned 3 epochs on two conversations' published texts (their loss fell from 3.68 to 0.36
+nats per token) was `not suspected` on those conversations by heuristics 1 and 2 (guided minus
+general ROUGE-L +0.014 [0.003, 0.026], p = 0.016 > alpha; no exact or near-exact completion),
+because it answered with other texts of the conversation it had learned, mostly the original
+assistant responses, under both instructions. Its threshold is calibrated on negatives only
+(recall.py); heuristics 1 and 2 and their parameters are unchanged.
+
+**The rule** (`RULE`), in order:
+
+1. Heuristic 2 or heuristic 3 holds: **suspected**, at any number of instances (an exact
+   reproduction of unseen text is evidence on its own; the paper uses no minimum for it; a
+   13-word run of a text the model was not shown is the same kind of evidence).
+2. Fewer than `MIN_INSTANCES` = 10 instances (the paper's sample per partition): **too few
+   instances to decide**; the figures are still reported.
+3. Heuristic 1 holds: **suspected**.
+4. Otherwise: **not suspected**, which is not proof of absence (docs/contamination.md).
+
+Instances are treated as independent draws, as in the paper; texts of one conversation share an
+author and a topic, which the verdict does not model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
+from ._overlap import Match
+from ._recall import RECALL_NEEDED, RECALL_RUN_WORDS
+
+ALPHA = 0.01
+"""Heuristic 1's significance level (one-sided)."""
+PERMUTATIONS = 10_000
+"""Random sign patterns of heuristic 1's test where there are more than 2**13 of them."""
+EXACT_NEEDED = 1
+NEAR_EXACT_NEEDED = 2
+MIN_INSTANCES = 10
+CI_LEVEL = 0.95
+
+Reading = Literal["suspected", "not suspected", "too few instances to decide"]
+READINGS: tuple[Reading, ...] = ("suspected", "not suspected", "too few instances to decide")
+
+RULE = (
+    f"suspected if the guided completions hold at least {EXACT_NEEDED} exact or at least "
+    f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= 0.75), or at least {RECALL_NEEDED} "
+    f"completions (guided or general) write out a run of {RECALL_RUN_WORDS}+ words of another "
+    f"published text of their conversation that the prompt did not show, at any number of "
+    f"instances; "
+    f"else, with fewer than {MIN_INSTANCES} instances, too few instances to decide; else "
+    f"suspected if mean guided ROUGE-L exceeds mean general ROUGE-L by a one-sided paired "
+    f"sign-flip permutation test over instances at alpha {ALPHA}; else not suspected"
+)
+"""The verdict's rule as it is printed beside the verdict."""
+
+
+@dataclass(frozen=True)
+class InstanceResult:
+    """What the verdict reads of one instance: its two completions' overlap with the reference."""
+
+    guided: float
+    general: float
+    guided_match: Match
+    general_match: Match
+    guided_recall: int = 0
+    """The guided completion's longest run of another published text (recall.py)."""
+    general_recall: int = 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    reading: Reading
+    instances: int
+    guided_rouge_l: float
+    general_rouge_l: float
+    difference: Interval
+    """Mean guided minus general ROUGE-L, with its bootstrap interval."""
+    p_value: float
+    """Heuristic 1's one-sided p-value (NaN with no instance)."""
+    heuristic_1: bool
+    exact: int
+    near_exact: int
+    general_exact: int
+    general_near_exact: int
+    heuristic_2: bool
+    recalled: int = 0
+    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
+    longest_recall: int = 0
+    heuristic_3: bool = False
+
+    def line(self) -> str:
+        """The verdict with the figures it reads, on one line."""
+        return (
+            f"{self.reading}: {self.instances} instances; ROUGE-L guided "
+            f"{self.guided_rouge_l:.3f}, general {self.general_rouge_l:.3f}, difference "
+            f"{self.difference.show(3)} (95% CI), permutation p = {self.p_value:.3g}; guided exact "
+            f"{self.exact}, near-exact {self.near_exact} (general {self.general_exact}, "
+            f"{self.general_near_exact}); recalled {self.recalled} (longest run "
+            f"{self.longest_recall} words)"
+        )
+
+
+def _mean_of(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
+    mean: NDArray[np.float64] = np.mean(values, axis=axis)
+    return mean
+
+
+def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> float:
+    """One-sided sign-flip permutation p-value that guided exceeds general on average, paired by
+    index; 1.0 when every difference is zero, NaN with no pair."""
+    if len(guided) != len(general):
+        raise ValueError(f"paired scores differ in length: {len(guided)} and {len(general)}")
+    if not guided:
+        return math.nan
+    # Equal completions score equal floats; rounding keeps sums of rounding error out of ranks.
+    difference = np.round(np.asarray(guided, float) - np.asarray(general, float), 12)
+    if not difference.any():
+        return 1.0
+    result = stats.permutation_test(
+        (difference,),
+        _mean_of,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=PERMUTATIONS,
+        alternative="greater",
+        random_state=np.random.default_rng(DEFAULT_SEED),
+    )
+    return float(result.pvalue)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if values else math.nan
+
+
+def decide(results: Sequence[InstanceResult]) -> Verdict:
+    """The partition's verdict by `RULE`."""
+    guided = [r.guided for r in results]
+    general = [r.general for r in results]
+    exact = sum(r.guided_match == "exact" for r in results)
+    near_exact = sum(r.guided_match == "near_exact" for r in results)
+    p_value = guided_above_general(guided, general)
+    heuristic_1 = len(results) >= MIN_INSTANCES and p_value < ALPHA
+    heuristic_2 = exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED
+    runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
+    recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
+    heuristic_3 = recalled >= RECALL_NEEDED
+    reading: Reading
+    if heuristic_2 or heuristic_3 or heuristic_1:
+        reading = "suspected"
+    elif len(results) < MIN_INSTANCES:
+        reading = "too few instances to decide"
+    else:
+        reading = "not suspected"
+    difference = (
+        mean_ci(
+            [g - h for g, h in zip(guided, general, strict=True)],
+            resamples=DEFAULT_RESAMPLES,
+            seed=DEFAULT_SEED,
+            level=CI_LEVEL,
+        )
+        if results
+        else EMPTY
+    )
+    return Verdict(
+        reading=reading,
+        instances=len(results),
+        guided_rouge_l=_mean(guided),
+        general_rouge_l=_mean(general),
+        difference=difference,
+        p_value=p_value,
+        heuristic_1=heuristic_1,
+        exact=exact,
+        near_exact=near_exact,
+        general_exact=sum(r.general_match == "exact" for r in results),
+        general_near_exact=sum(r.general_match == "near_exact" for r in results),
+        heuristic_2=heuristic_2,
+        recalled=recalled,
+        longest_recall=max(runs, default=0),
+        heuristic_3=heuristic_3,
+    )

@@ -1,0 +1,85 @@
+"""The profile task's metrics as pure functions of the predicted and the reported profile.
+
+No Inspect here. As in `metrics.py`, a `None` prediction is an answer that could not be parsed
+(scored as wrong) and NaN means not applicable: here, a field the participant's profile does not
+give, or gives in a label the vocabulary cannot place (the field is left out of its part's mean).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..._util import text_match
+from ...score import _metrics as metrics
+from ._fields import ORDINAL_FIELDS
+from ._vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class ProfileInputs:
+    """The profile call's parsed answer (None if it failed to parse) and the participant's
+    profile placed in the vocabulary, both flat under the published field names."""
+
+    prediction: Mapping[str, Any] | None
+    truth: Mapping[str, Any]
+    """The participant's values, a vocabulary field's as its option (`Vocabulary.placed`): None
+    where not given or not placed."""
+    orders: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Per ordinal field, the vocabulary's options lowest first."""
+    unplaced: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """field -> the participant's labels the vocabulary could not place."""
+
+    @classmethod
+    def of(
+        cls,
+        prediction: Mapping[str, Any] | None,
+        truth: Mapping[str, object],
+        vocabulary: Vocabulary,
+    ) -> ProfileInputs:
+        """From the participant's own values (`ProfileTruth.values()`)."""
+        placed = vocabulary.placed(truth)
+        options = vocabulary.options()
+        orders = {name: options[name] for name in ORDINAL_FIELDS}
+        return cls(prediction, placed.values, orders, placed.unplaced)
+
+    def answer(self, name: str) -> Any:
+        return self.prediction.get(name) if self.prediction is not None else None
+
+
+def choice_exact(pred: str | None, gold: str | None) -> float:
+    """1 if the predicted option is the participant's, else 0; NaN where they gave none."""
+    return metrics.NAN if gold is None else metrics.exact(pred, gold)
+
+
+def choice_ordinal(pred: str | None, gold: str | None, order: Sequence[str]) -> float:
+    """1 - |rank difference| / (ranks - 1) in the vocabulary's order; NaN where the participant
+    gave no value (or one the vocabulary could not place)."""
+    return metrics.NAN if gold is None else metrics.ordinal(pred, gold, order)
+
+
+def diagnoses_overlap(pred: Mapping[str, bool] | None, gold: Sequence[str] | None) -> float:
+    """Jaccard overlap of the diagnoses named and reported (none reported: the empty set, so none
+    named scores 1); NaN where a reported diagnosis could not be placed; parse failure = 0."""
+    return metrics.NAN if gold is None else metrics.jaccard(metrics.selected(pred), gold)
+
+
+def background_overlap(pred: str | None, gold: Sequence[str]) -> float:
+    """The Q3 follow-up's fuzzy set overlap between the areas named in the model's own words
+    (split at semicolons) and the participant's entries; NaN where they gave none."""
+    return metrics.fuzzy_overlap(None if pred is None else text_match.entries(pred), gold)
+
+
+def score_accuracy(pred: float | None, gold: float | None, low: int, high: int) -> float:
+    """1 - |error| / (high - low) on an instrument's range; NaN where the profile has no value."""
+    if gold is None:
+        return metrics.NAN
+    if pred is None:
+        return 0.0
+    return 1 - abs(pred - gold) / (high - low)
+
+
+def profile_composite(parts: Sequence[float]) -> float:
+    """100 x the mean of the parts that are defined (equal weights; NaN if none is)."""
+    return 100 * metrics.nanmean(parts)

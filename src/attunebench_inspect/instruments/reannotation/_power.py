@@ -1,0 +1,176 @@
+"""How many models, conversations and annotators the reviewer's test needs: a simulation of its
+verdicts on per-conversation task values of known structure (docs/third-party.md, "How much data
+the test needs"). Run `python -m attunebench_inspect.tools.third_party.power` for the table.
+
+Each replication draws, for K models and four tasks, true mean task values under self labels that
+are independent across tasks (separability holds under self labels), and true values under
+third-party labels that either keep each task's ranking (`separable`: the third parties read what
+the participants read) or share one ranking across the three label tasks (`generic`: the models'
+scores against outsiders follow one generic reading). The fourth task, judged response quality,
+reads no label and is the same under both. Per-conversation values add a conversation effect shared
+by every model (it does not move rankings) and model-specific noise; the third-party model gaps are
+shrunk by the consensus's reliability (`consensus_reliability`). Then `reviewers_test` reads each
+replication, and the rates of its verdicts are its power and false-positive rate.
+
+Defaults are set from the paper (seed 002): over 11 models, per-task means spread by about 0.03
+(e.g. Pairwise Accuracy 0.517-0.646, Binary HP 0.767-0.827); per-conversation noise of a model's
+task value about 0.08 (a conversation's Pairwise Accuracy averages about 60 comparisons: a binomial
+SD of 0.06, plus model-by-conversation variation). Both are assumptions, stated where used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ._analysis import TaskScores, reviewers_test
+
+Scenario = Literal["separable", "generic"]
+TASK_NAMES = (
+    "emotion_recognition",
+    "behavioral_classification",
+    "preference_prediction",
+    "judged_response_quality",
+)
+SPREAD = 0.03
+"""SD of the models' true mean task values (assumption, from the paper's per-model ranges)."""
+NOISE = 0.08
+"""SD of a model's per-conversation task value around its mean, beyond the conversation effect."""
+DIFFICULTY = 0.15
+"""SD of the conversation effect every model shares (it moves no ranking; kept for realism)."""
+SHARED_NOISE = 0.5
+"""Correlation of a model's per-conversation noise under the two label sets (assumption)."""
+ANNOTATOR_AGREEMENT = 0.75
+"""The share of items on which one annotator gives the reading the third parties share
+(assumption; the paper's pilot annotators matched participants' binary labels 0.80-0.85)."""
+
+
+def consensus_reliability(annotators: int, agreement: float = ANNOTATOR_AGREEMENT) -> float:
+    """How much of the gap between two models against a reading survives in their scores against
+    the consensus of `annotators` annotators who each give that reading on a share `agreement`
+    of binary items and the other answer otherwise: 2 P(the majority gives it) - 1, a tie
+    counting half (consensus.py makes a tie no label)."""
+    p = agreement
+    right = sum(
+        math.comb(annotators, k) * p**k * (1 - p) ** (annotators - k)
+        for k in range(annotators + 1)
+        if 2 * k > annotators
+    )
+    tie = (
+        math.comb(annotators, annotators // 2) * (p * (1 - p)) ** (annotators // 2)
+        if annotators % 2 == 0
+        else 0.0
+    )
+    return 2 * (right + tie / 2) - 1
+
+
+def simulate_scores(
+    scenario: Scenario,
+    models: int,
+    conversations: int,
+    annotators: int,
+    rng: np.random.Generator,
+    spread: float = SPREAD,
+    noise: float = NOISE,
+) -> TaskScores:
+    tasks = len(TASK_NAMES)
+    own_means = rng.normal(0, spread, (models, tasks))
+    reliability = consensus_reliability(annotators)
+    if scenario == "separable":
+        third_means = reliability * own_means
+    else:
+        third_means = reliability * np.repeat(rng.normal(0, spread, (models, 1)), tasks, axis=1)
+    third_means[:, -1] = own_means[:, -1]
+    shape = (models, tasks, conversations)
+    mine, other = rng.normal(0, noise, shape), rng.normal(0, noise, shape)
+    # The same predictions scored twice: their model-specific noise correlates (0.5, assumed).
+    shared = SHARED_NOISE * mine + math.sqrt(1 - SHARED_NOISE**2) * other
+    own = own_means[..., None] + rng.normal(0, DIFFICULTY, (1, tasks, conversations)) + mine
+    third = third_means[..., None] + rng.normal(0, DIFFICULTY, (1, tasks, conversations)) + shared
+    third[:, -1] = own[:, -1]
+    ids = tuple(f"c{i}" for i in range(conversations))
+    return TaskScores(tuple(f"m{i}" for i in range(models)), TASK_NAMES, ids, own, third)
+
+
+@dataclass(frozen=True)
+class Rates:
+    scenario: Scenario
+    models: int
+    conversations: int
+    annotators: int
+    holds: float
+    depends: float
+    undecided: float
+    no_verdict: float
+    third_width: float
+    """Median width of the third-party rho's 95% CI over the label-task pairs."""
+
+
+def rates(
+    scenario: Scenario,
+    models: int,
+    conversations: int,
+    annotators: int,
+    *,
+    replications: int = 200,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> Rates:
+    rng = np.random.default_rng([seed, models, conversations, annotators, scenario == "generic"])
+    verdicts: list[str] = []
+    widths: list[float] = []
+    for replication in range(replications):
+        scores = simulate_scores(scenario, models, conversations, annotators, rng)
+        test = reviewers_test(scores, resamples=resamples, seed=replication)
+        verdicts.append(test.verdict)
+        widths.extend(
+            p.third.high - p.third.low
+            for p in test.pairs
+            if "judged_response_quality" not in p.tasks
+        )
+
+    def share(verdict: str) -> float:
+        return verdicts.count(verdict) / replications
+
+    return Rates(
+        scenario,
+        models,
+        conversations,
+        annotators,
+        share("separability holds"),
+        share("separability depends on self-annotation"),
+        share("undecided"),
+        share("no verdict"),
+        float(np.nanmedian(widths)) if widths else math.nan,
+    )
+
+
+GRID_MODELS = (5, 8, 11)
+GRID_CONVERSATIONS = (50, 100, 200)
+GRID_ANNOTATORS = (1, 3, 5)
+SCENARIOS: tuple[Scenario, ...] = ("separable", "generic")
+
+
+def main(replications: int = 100) -> None:
+    """The table of docs/third-party.md: every scenario and size of the grid."""
+    print("scenario   K    n  A  holds  depends  undecided  no-verdict  CI-width")
+    for scenario in SCENARIOS:
+        for models in GRID_MODELS:
+            for conversations in GRID_CONVERSATIONS:
+                for annotators in GRID_ANNOTATORS:
+                    r = rates(
+                        scenario, models, conversations, annotators, replications=replications
+                    )
+                    print(
+                        f"{r.scenario:9} {r.models:2} {r.conversations:4} {r.annotators:2} "
+                        f"{r.holds:6.2f} {r.depends:8.2f} {r.undecided:10.2f} "
+                        f"{r.no_verdict:11.2f} {r.third_width:9.2f}",
+                        flush=True,
+                    )
+
+
+if __name__ == "__main__":
+    main()

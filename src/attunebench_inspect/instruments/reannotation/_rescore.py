@@ -1,0 +1,107 @@
+"""A model's stored walk scored again against third-party labels, without a model call.
+
+Scoring goes through `score_conversation`, the function every scorer uses, with the third-party
+`GroundTruth` in place of the participant's: no metric is computed here. To make the comparison
+with the participant's labels like for like, both scorings run on the items both label sets label
+(`common_items`): a binary judgement either side labels `na` is `na` on both sides (the metrics
+exclude it), a comparison either side leaves out is left out on both, and a metric that one side
+cannot score for the conversation (a follow-up that was not asked, a consensus tie on Q2) is scored
+on neither. So a model's score against its participant here can differ slightly from its log's:
+the difference between the two scores is then a difference of labels only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ...data._split import BinaryTruth, GroundTruth, TurnTruth
+from ...score._conversation import score_conversation
+from ...solve._predictions import Walk
+from ._labels import NOT_COVERED_METRICS, LabelSet
+
+NAN = float("nan")
+
+
+def _common_turn(a: TurnTruth, b: TurnTruth) -> tuple[TurnTruth, TurnTruth]:
+    def both(x: BinaryTruth, y: BinaryTruth) -> tuple[BinaryTruth, BinaryTruth]:
+        observed = "na" in (x.observed, y.observed)
+        preferred = "na" in (x.preferred, y.preferred)
+        return (
+            BinaryTruth(
+                observed="na" if observed else x.observed,
+                preferred="na" if preferred else x.preferred,
+            ),
+            BinaryTruth(
+                observed="na" if observed else y.observed,
+                preferred="na" if preferred else y.preferred,
+            ),
+        )
+
+    pairs = {q: both(a.binary[q], b.binary[q]) for q in a.binary}
+    keys = [k for k in a.pairwise if k in b.pairwise]
+    return (
+        a.model_copy(
+            update={
+                "binary": {q: p[0] for q, p in pairs.items()},
+                "pairwise": {k: a.pairwise[k] for k in keys},
+            }
+        ),
+        b.model_copy(
+            update={
+                "binary": {q: p[1] for q, p in pairs.items()},
+                "pairwise": {k: b.pairwise[k] for k in keys},
+            }
+        ),
+    )
+
+
+def common_items(mine: GroundTruth, theirs: GroundTruth) -> tuple[GroundTruth, GroundTruth]:
+    """Both label sets restricted to the turn items both label. `ValueError` (one line) when they
+    are not labels of the same conversation's turns and questions."""
+    shape = [(t.turn_number, sorted(t.binary), sorted(t.pairwise)) for t in mine.turns]
+    other = [(t.turn_number, sorted(t.binary), sorted(t.pairwise)) for t in theirs.turns]
+    same = [(n, q) for n, q, _ in shape] == [(n, q) for n, q, _ in other] and all(
+        set(p) <= set(ours) for (_, _, ours), (_, _, p) in zip(shape, other, strict=True)
+    )
+    if mine.conversation_id != theirs.conversation_id or not same:
+        raise ValueError(
+            f"{theirs.conversation_id}: the third-party labels' turns and questions are not "
+            f"those of the participant's labels of {mine.conversation_id} (another data version?)"
+        )
+    turns = [_common_turn(a, b) for a, b in zip(mine.turns, theirs.turns, strict=True)]
+    return (
+        mine.model_copy(update={"turns": [a for a, _ in turns]}),
+        theirs.model_copy(update={"turns": [b for _, b in turns]}),
+    )
+
+
+def _covered(values: dict[str, float], unlabelled: frozenset[str]) -> dict[str, float]:
+    return {
+        k: NAN if k in unlabelled else v for k, v in values.items() if k not in NOT_COVERED_METRICS
+    }
+
+
+def rescore_pair(
+    participant: GroundTruth,
+    labels: LabelSet,
+    walk: Walk,
+    *,
+    q3_options: Sequence[str],
+) -> tuple[dict[str, float], dict[str, float]]:
+    """One conversation's walk scored against the participant's labels and against
+    `labels`, on the items both label (`common_items`): (self values, third-party values), the
+    same metric names on both sides, NaN on both where either side cannot score."""
+    mine, theirs = common_items(participant, labels.truth)
+    own = _covered(
+        score_conversation(mine, walk, q3_options=q3_options).flat(),
+        labels.unlabelled,
+    )
+    other = _covered(
+        score_conversation(theirs, walk, q3_options=q3_options).flat(),
+        labels.unlabelled,
+    )
+    for name in own:
+        if math.isnan(own[name]) or math.isnan(other[name]):
+            own[name] = other[name] = NAN
+    return own, other

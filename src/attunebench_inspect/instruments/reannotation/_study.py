@@ -1,0 +1,308 @@
+"""A third-party study from a report's logs: the answer files read as labels of the conversations
+the logs hold, every model run scored again against them, and the analyses of the report's
+"Third-party labels" section (`ThirdPartySection`).
+
+Everything is read from the logs and the answer files: each conversation's visible part, its
+participant and the participant's labels come from the samples' metadata, each walk from the
+samples' store (`read_walk`). No model is called. The label reader is handed the visible parts and
+the participant IDs only (`load_third_party`); the participant's labels meet the third parties'
+only in the scoring (`rescore_pair`) and the agreement.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log_sample
+from inspect_ai.util import Store
+
+from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ...data._codebook import Codebook
+from ...data._problems import InputError
+from ...data._samples import truth_of, visible_of
+from ...data._split import GroundTruth, VisibleConversation
+from ...solve._store import read_walk
+from ...tools.report._logs import Run
+from ...tools.report._run_table import mean_dicts
+from ._analysis import (
+    RULE,
+    TASKS,
+    Agreement,
+    Gain,
+    SeparabilityTest,
+    agreement,
+    excluded_from_ranking,
+    reviewers_test,
+    self_specific_gains,
+    task_scores,
+)
+from ._consensus import Consensus, consensus_all, ties_of
+from ._labels import NOT_COVERED_METRICS, Phrasing, ThirdParty, load_third_party
+from ._rescore import rescore_pair
+
+UNREAD_SAMPLE_FIELDS = {"events", "messages", "attachments", "output", "model_usage", "role_usage"}
+"""What rescoring does not read of a sample (its metadata and store are all it needs)."""
+SELF, THIRD_PARTY = "self", "third_party"
+"""The two label sets a run is scored against (`third_party_df`'s `labels` column)."""
+
+Values = dict[str, float]
+
+
+class ThirdPartyError(InputError):
+    """Answer files, identities or logs that cannot be used together, one located line each."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__(
+            f"{len(self.problems)} problem(s) with the third-party labels:\n"
+            + "\n".join(self.problems)
+        )
+
+
+@dataclass(frozen=True)
+class RunValues:
+    """One run scored against both label sets: conversation -> (self values, third-party
+    values), each the mean over the conversation's scored epochs."""
+
+    model: str
+    mode: str
+    log: str
+    conversations: dict[str, tuple[Values, Values]]
+
+
+@dataclass(frozen=True)
+class Rescored:
+    """The labels read from the answer files, their consensus, and every run rescored."""
+
+    files: tuple[str, ...]
+    third: ThirdParty
+    consensus: dict[str, Consensus]
+    participants: dict[str, GroundTruth]
+    """The participants' own labels of the conversations the logs hold."""
+    logged: int
+    """How many conversations the logs hold (of those `--where` selects)."""
+    runs: list[RunValues]
+
+
+def _participant(run: Run, sample_id: str, epoch: int) -> tuple[VisibleConversation, GroundTruth]:
+    sample = read_eval_log_sample(
+        run.location, sample_id, epoch, exclude_fields={*UNREAD_SAMPLE_FIELDS, "store"}
+    )
+    metadata = dict(sample.metadata)
+    return visible_of(metadata), truth_of(metadata)
+
+
+def rescore_runs(
+    runs: Sequence[Run],
+    answers: Sequence[str | Path],
+    codebook: Codebook,
+    *,
+    identities: Mapping[str, str] | None = None,
+    phrasing: Phrasing = "observer",
+    only: Mapping[str, set[str]] | None = None,
+) -> Rescored:
+    """Every answer file read as labels of the conversations `runs` hold (of their scored samples;
+    `only`: log location -> the conversations to keep), and every run scored again against the
+    consensus. `ThirdPartyError` lists every problem that stops it, one line each."""
+    problems = [
+        f"{run.location}: codebook_sha256: found {found}; expected {codebook.sha256} (the "
+        f"codebook the answer files are read with, {codebook.path}: pass the runs' codebook)"
+        for run in runs
+        if (found := (run.header.eval.metadata or {}).get("codebook_sha256")) != codebook.sha256
+    ]
+    # Conversation -> a run and epoch that scored it: where its visible part and labels are read.
+    first: dict[str, tuple[Run, int]] = {}
+    participant_ids: dict[str, str] = {}
+    epochs_of: dict[tuple[str, str], list[int]] = {}
+    unselected: set[str] = set()
+    for run in runs:
+        keep = None if only is None else only.get(run.location, set())
+        for row in run.scored():
+            cid = str(row.id)
+            if keep is not None and cid not in keep:
+                unselected.add(cid)
+                continue
+            first.setdefault(cid, (run, row.epoch))
+            epochs_of.setdefault((run.location, cid), []).append(row.epoch)
+            participant_ids.setdefault(cid, str(row.metadata.get("participant_id", "")))
+    visible: dict[str, VisibleConversation] = {}
+    participants: dict[str, GroundTruth] = {}
+    for cid, (run, epoch) in sorted(first.items()):
+        visible[cid], participants[cid] = _participant(run, cid, epoch)
+    third = load_third_party(
+        answers,
+        visible,
+        participant_ids,
+        codebook,
+        identities=identities,
+        phrasing=phrasing,
+        unselected=unselected - set(first),
+    )
+    problems += third.problems
+    if problems:
+        raise ThirdPartyError(problems)
+    agreed = consensus_all(third, codebook)
+    rescored = []
+    for run in runs:
+        values: dict[str, tuple[Values, Values]] = {}
+        for cid in sorted(agreed):
+            pairs = [
+                rescore_pair(
+                    participants[cid],
+                    agreed[cid].labels,
+                    read_walk(Store(_sample_store(run, cid, epoch))),
+                    q3_options=codebook.q3_options,
+                )
+                for epoch in epochs_of.get((run.location, cid), [])
+            ]
+            if pairs:
+                values[cid] = (mean_dicts([p[0] for p in pairs]), mean_dicts([p[1] for p in pairs]))
+        rescored.append(RunValues(run.model, run.mode, run.location, values))
+    return Rescored(
+        tuple(str(a) for a in answers), third, agreed, participants, len(first), rescored
+    )
+
+
+def _sample_store(run: Run, sample_id: str, epoch: int) -> dict[str, object]:
+    sample = read_eval_log_sample(
+        run.location, sample_id, epoch, exclude_fields=UNREAD_SAMPLE_FIELDS
+    )
+    return dict(sample.store)
+
+
+# --- the report's section --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnnotatorRow:
+    annotator: str
+    file: str
+    conversations: int
+    """Conversations the annotator labelled in full, of those the logs hold."""
+    self_ratings: int
+    """Of them, the annotator's own (marked, left out of the consensus)."""
+
+
+@dataclass(frozen=True)
+class ModeStudy:
+    """One mode's runs against both label sets."""
+
+    mode: str
+    models: list[str]
+    """The ranked models: runs of evaluated models."""
+    excluded: dict[str, str]
+    """Runs of the mode that are not ranked, and why."""
+    conversations: int
+    """Shared conversations: those every ranked model and the third parties have."""
+    gains: list[Gain]
+    test: SeparabilityTest
+
+
+@dataclass(frozen=True)
+class ThirdPartySection:
+    """The report's "Third-party labels" section (JSON: `third_party`)."""
+
+    files: list[str]
+    phrasing: str
+    annotators: list[AnnotatorRow]
+    logged: int
+    """Conversations the logs hold."""
+    labelled: int
+    """Of them, conversations with a third-party consensus (self-ratings left out)."""
+    annotators_per_conversation: dict[int, int]
+    """How many conversations have a consensus of k annotators: k -> count."""
+    notes: list[str]
+    """What was left out and why, and every self-rating: one located line each."""
+    ties: list[str]
+    """Every consensus tie and how it was settled, one line each."""
+    tied: dict[str, dict[str, int]]
+    """Per conversation with ties: its annotators, and its ties by kind of label (`TIE_KINDS`,
+    then the questionnaire)."""
+    agreement: list[Agreement]
+    modes: list[ModeStudy]
+    rule: str = RULE
+    tasks: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(TASKS))
+    not_covered: dict[str, str] = field(default_factory=lambda: dict(NOT_COVERED_METRICS))
+    """Metrics third-party labels cannot give, and why (left out of every third-party value)."""
+
+
+TIE_KINDS = ("mood_shift", "binary", "pairwise")
+"""Turn labels a tie is counted under; any other (the questionnaire) is "questionnaire"."""
+
+
+def _tied(found: Mapping[str, Consensus]) -> dict[str, dict[str, int]]:
+    tied: dict[str, dict[str, int]] = {}
+    for cid in sorted(found):
+        kinds = Counter(
+            next((k for k in TIE_KINDS if f".{k}." in f".{t.where}"), "questionnaire")
+            for t in found[cid].ties
+        )
+        if kinds:
+            annotators = {"annotators": len(found[cid].annotators)}
+            tied[cid] = annotators | {k: kinds[k] for k in (*TIE_KINDS, "questionnaire")}
+    return tied
+
+
+def _mode_study(mode: str, runs: Sequence[RunValues], resamples: int, seed: int) -> ModeStudy:
+    excluded = {r.model: why for r in runs if (why := excluded_from_ranking(r.model)) is not None}
+    ranked = [r for r in runs if r.model not in excluded]
+    shared = set.intersection(*(set(r.conversations) for r in ranked)) if ranked else set()
+    scores = task_scores(
+        {r.model: {c: v for c, v in r.conversations.items() if c in shared} for r in ranked}
+    )
+    return ModeStudy(
+        mode=mode,
+        models=[r.model for r in ranked],
+        excluded=excluded,
+        conversations=len(shared),
+        gains=self_specific_gains(scores, resamples=resamples, seed=seed) if shared else [],
+        test=reviewers_test(scores, resamples=resamples, seed=seed),
+    )
+
+
+def third_party_section(
+    rescored: Rescored,
+    codebook: Codebook,
+    *,
+    phrasing: Phrasing = "observer",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> ThirdPartySection:
+    """The analyses of a third-party study: who labelled what, agreement with the participants,
+    and per mode the self-specific gains and the reviewer's test."""
+    third = rescored.third
+    files = {s.annotator: s.source for s in third.labels}
+    annotators = [
+        AnnotatorRow(
+            name,
+            files[name],
+            sum(1 for s in third.labels if s.annotator == name),
+            sum(1 for s in third.labels if s.annotator == name and s.self_rating),
+        )
+        for name in sorted(files)
+    ]
+    label_sets = [*third.labels, *(c.labels for c in rescored.consensus.values())]
+    modes = sorted({r.mode for r in rescored.runs})
+    return ThirdPartySection(
+        files=list(rescored.files),
+        phrasing=phrasing,
+        annotators=annotators,
+        logged=rescored.logged,
+        labelled=len(rescored.consensus),
+        annotators_per_conversation=dict(
+            sorted(Counter(len(c.annotators) for c in rescored.consensus.values()).items())
+        ),
+        notes=list(third.notes),
+        ties=ties_of(rescored.consensus),
+        tied=_tied(rescored.consensus),
+        agreement=agreement(
+            rescored.participants, label_sets, codebook, resamples=resamples, seed=seed
+        ),
+        modes=[
+            _mode_study(mode, [r for r in rescored.runs if r.mode == mode], resamples, seed)
+            for mode in modes
+        ],
+    )

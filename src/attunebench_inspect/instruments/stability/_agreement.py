@@ -1,0 +1,337 @@
+"""The judge panel: how its judges' answers about a draft combine (`panel_rating`,
+`panel_answer`), how far they agree (Krippendorff's alpha with a bootstrap interval,
+`judge_agreement`), and each judge's leniency and collapse (`judge_profile`)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import krippendorff
+import numpy as np
+from numpy.typing import NDArray
+
+from ..._util.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    EMPTY,
+    Interval,
+    percentile_interval,
+    resample_counts,
+)
+from ...solve._predictions import JudgeVerdict
+from ._rules import COLLAPSE_SHARE, MIN_COLLAPSE_DRAFTS, NAN, RULES, Matrix
+
+RATING_DOMAIN = (1, 2, 3, 4, 5, 6, 7)
+ANSWER_DOMAIN = ("yes", "no", "na")
+
+
+def panel_rating(ratings: Sequence[float | None]) -> float:
+    """The panel's rating of one draft: the mean of its judges' ratings (None: that judge's
+    answer failed to parse, left out); NaN when no judge rated it. The mean of a jury's scores
+    (Verga et al. 2024, "Replacing judges with juries") keeps the 1-7 scale of one judge."""
+    given = [r for r in ratings if r is not None]
+    return sum(given) / len(given) if given else NAN
+
+
+@dataclass(frozen=True)
+class PanelAnswer:
+    answer: str | None
+    """The most frequent answer; None when no judge answered."""
+    tied: bool
+    """Whether several answers shared the top count (the tie went to the earliest-listed judge
+    among them)."""
+
+
+def panel_answer(answers: Sequence[str | None]) -> PanelAnswer:
+    """The panel's yes/no/na answer about one draft: the most frequent answer (plurality vote;
+    Verga et al. 2024); None answers (parse failures) left out. A tie goes to the earliest-
+    listed judge whose answer is among the tied ones, so the first judge role (`judge`) breaks
+    ties and a panel of one is that judge. With two judges every disagreement is a tie: panels
+    of odd size avoid that (docs/stability.md)."""
+    given = [a for a in answers if a is not None]
+    if not given:
+        return PanelAnswer(None, False)
+    counts = Counter(given)
+    top = max(counts.values())
+    leaders = {a for a, c in counts.items() if c == top}
+    first = next(a for a in given if a in leaders)
+    return PanelAnswer(first, len(leaders) > 1)
+
+
+def panel_verdict(verdicts: Sequence[JudgeVerdict | None]) -> JudgeVerdict | None:
+    """The panel's answer about one draft from its judges' (in panel order; None where a
+    judge's answer could not be used): per criterion the mean rating (`panel_rating`), per
+    binary question the plurality answer (`panel_answer`); None when no judge's answer could be
+    used. A panel of one is its judge. The draft metrics read this."""
+    given = [v for v in verdicts if v is not None]
+    if not given:
+        return None
+    criteria = dict.fromkeys(c for v in given for c in v.ratings)
+    questions = dict.fromkeys(q for v in given for q in v.binary)
+    answers = {q: panel_answer([v.binary.get(q) for v in given]).answer for q in questions}
+    return JudgeVerdict(
+        {c: panel_rating([v.ratings.get(c) for v in given]) for c in criteria},
+        {q: a for q, a in answers.items() if a is not None},
+    )
+
+
+@dataclass(frozen=True)
+class Agreement:
+    alpha: Interval
+    """Krippendorff's alpha with its bootstrap interval; `n` counts what was resampled (the
+    conversations when clusters are given, else the drafts)."""
+    drafts: int
+    """Drafts that at least two judges answered (the pairable ones: alpha's units)."""
+    judges: int
+    level: Literal["ordinal", "nominal"]
+    reading: str
+    rule: str = RULES["judge_agreement"]
+
+
+def _value_counts(data: Sequence[Sequence[object]], domain: Sequence[object]) -> Matrix:
+    """(units, values): how many judges gave each value to each unit (None: no answer)."""
+    index = {v: i for i, v in enumerate(domain)}
+    units = len(data[0]) if data else 0
+    counts = np.zeros((units, len(domain)))
+    for j, row in enumerate(data):
+        if len(row) != units:
+            raise ValueError(
+                f"judge agreement: judge {j + 1} answered {len(row)} drafts; judge 1 {units} "
+                "(align the drafts, None where a judge gave no answer)"
+            )
+        for u, value in enumerate(row):
+            if value is None:
+                continue
+            if value not in index:
+                raise ValueError(
+                    f"judge agreement: judge {j + 1}, draft {u + 1}: found {value!r}; expected "
+                    f"one of {list(domain)} or None"
+                )
+            counts[u, index[value]] += 1
+    return counts
+
+
+def _coincidences(units: Matrix) -> Matrix:
+    """(units, values * values): each unit's contribution to the coincidence matrix,
+    (n_uc n_uk - [c = k] n_uc) / (m_u - 1) for a unit with m_u >= 2 pairable values
+    (Krippendorff 2011, "Computing Krippendorff's alpha-reliability")."""
+    values = units.shape[1]
+    pairable = units.sum(axis=1)
+    per_unit = units[:, :, None] * units[:, None, :] - units[:, :, None] * np.eye(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_unit = np.where(
+            (pairable >= 2)[:, None, None], per_unit / (pairable - 1)[:, None, None], 0.0
+        )
+    result: Matrix = per_unit.reshape(len(units), values * values)
+    return result
+
+
+def _alpha_replicates(
+    coincidences: Matrix, counts: Matrix, level: Literal["ordinal", "nominal"]
+) -> NDArray[np.float64]:
+    """Krippendorff's alpha of each bootstrap replicate: `coincidences` per resampled unit
+    (a draft, or a conversation's drafts summed), `counts` (resamples x units) its draws. A
+    replicate's coincidence matrix is the count-weighted sum of its units', so all replicates
+    are one matrix product; expected coincidences and (ordinal) distances follow from each
+    replicate's marginals as in `krippendorff.alpha`, which a test checks replicate by
+    replicate."""
+    values = math.isqrt(coincidences.shape[1])
+    observed = (counts @ coincidences).reshape(-1, values, values)
+    marginals = observed.sum(axis=1)  # (resamples, values)
+    total = marginals.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = (
+            marginals[:, :, None] * marginals[:, None, :] - marginals[:, :, None] * np.eye(values)
+        ) / (total - 1)[:, None, None]
+    if level == "nominal":
+        distance = np.broadcast_to(1 - np.eye(values), observed.shape)
+    else:
+        # The ordinal metric: (sum of the marginals from c to k - (n_c + n_k) / 2) squared.
+        cumulative = np.concatenate(
+            [np.zeros((len(marginals), 1)), np.cumsum(marginals, axis=1)], axis=1
+        )
+        low = np.minimum.outer(np.arange(values), np.arange(values))
+        high = np.maximum.outer(np.arange(values), np.arange(values))
+        between = cumulative[:, high + 1] - cumulative[:, low]
+        distance = (between - (marginals[:, low] + marginals[:, high]) / 2) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result: NDArray[np.float64] = 1 - (observed * distance).sum(axis=(1, 2)) / (
+            expected * distance
+        ).sum(axis=(1, 2))
+    return result
+
+
+def krippendorff_reading(alpha: float) -> str:
+    """Krippendorff's (2004) thresholds: >= 0.800 reliable, >= 0.667 tentative conclusions
+    only, below unreliable ("undefined" for NaN)."""
+    if math.isnan(alpha):
+        return "undefined"
+    return "reliable" if alpha >= 0.8 else "tentative" if alpha >= 0.667 else "unreliable"
+
+
+def _alpha(pairable: Matrix, level: Literal["ordinal", "nominal"], values: int) -> float:
+    return float(
+        krippendorff.alpha(
+            value_counts=pairable, value_domain=list(range(values)), level_of_measurement=level
+        )
+    )
+
+
+def alpha(
+    data: Sequence[Sequence[object]], level: Literal["ordinal", "nominal"], domain: Sequence[object]
+) -> float:
+    """Krippendorff's alpha alone, without its interval (cheap enough for a log metric, which
+    Inspect recomputes as a run goes): NaN where `judge_agreement` says it is undefined."""
+    if len(data) < 2:
+        return NAN
+    counts = _value_counts(data, domain)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    if len(pairable) == 0 or (pairable.sum(axis=0) > 0).sum() < 2:
+        return NAN
+    return _alpha(pairable, level, len(domain))
+
+
+def judge_agreement(
+    data: Sequence[Sequence[object]],
+    level: Literal["ordinal", "nominal"],
+    domain: Sequence[object],
+    *,
+    clusters: Sequence[str] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> Agreement:
+    """Krippendorff's alpha of a panel (Krippendorff 2004; the maintained `krippendorff`
+    package computes the estimate) with a percentile bootstrap interval over drafts, drawn with
+    the suite's `resample_counts`.
+
+    `data`: one row per judge, one column per draft, None where the judge gave no answer.
+    Ratings: `level="ordinal"`, `domain=RATING_DOMAIN` (the 1-7 scale); one binary question's
+    answers: `level="nominal"`, `domain=ANSWER_DOMAIN` (yes/no/na, "na" a category of its own).
+    `clusters`: each draft's conversation. Given, the bootstrap draws conversations and keeps
+    each one's drafts together (a cluster bootstrap, Davison & Hinkley 1997, section 3.8: the
+    drafts of one conversation are not independent), conversations in id order as the report's
+    other intervals draw them; without it, drafts are drawn one by one (a draw matrix of
+    resamples x drafts: 208 MB at 2,600 drafts and 10,000 resamples).
+    Alpha is 1 for perfect agreement, 0 for agreement at chance, negative below; NaN where it is
+    undefined (fewer than two judges, no draft answered by two, or a single value throughout),
+    with `reading` saying which.
+    """
+    if len(data) < 2:
+        return Agreement(EMPTY, 0, len(data), level, "too few judges")
+    counts = _value_counts(data, domain)
+    if clusters is not None and len(clusters) != len(counts):
+        raise ValueError(
+            f"judge agreement: {len(clusters)} clusters for {len(counts)} drafts; expected one "
+            "conversation per draft"
+        )
+    kept = counts.sum(axis=1) >= 2
+    pairable = counts[kept]
+    drafts = len(pairable)
+    if drafts == 0:
+        return Agreement(EMPTY, 0, len(data), level, "no draft answered by two judges")
+    if (pairable.sum(axis=0) > 0).sum() < 2:
+        return Agreement(
+            Interval(NAN, NAN, NAN, drafts), drafts, len(data), level, "one value throughout"
+        )
+    estimate = _alpha(pairable, level, len(domain))
+    units = _coincidences(pairable)
+    if clusters is not None:
+        kept_clusters = [c for c, k in zip(clusters, kept, strict=True) if k]
+        ids = {c: i for i, c in enumerate(sorted(set(kept_clusters)))}
+        members = np.zeros((len(ids), drafts))
+        members[[ids[c] for c in kept_clusters], np.arange(drafts)] = 1.0
+        units = members @ units
+    replicates = _alpha_replicates(units, resample_counts(len(units), resamples, seed), level)
+    low, high = percentile_interval(replicates[:, None], confidence)
+    alpha = Interval(estimate, float(low[0]), float(high[0]), len(units))
+    return Agreement(alpha, drafts, len(data), level, krippendorff_reading(estimate))
+
+
+@dataclass(frozen=True)
+class JudgeProfile:
+    drafts: int
+    """Drafts this judge rated (parsed answers)."""
+    mean: float
+    """Its mean rating on the 1-7 scale (leniency: compare with the panel's)."""
+    sd: float
+    modal_rating: int | None
+    modal_share: float
+    collapsed: bool | None
+    """None: fewer than MIN_COLLAPSE_DRAFTS rated drafts, not decided."""
+    rule: str = RULES["judge_collapse"]
+
+
+def judge_profile(ratings: Sequence[int | None]) -> JudgeProfile:
+    """One judge's ratings on one criterion across drafts: its mean (leniency), spread, and
+    whether it collapsed.
+
+    Collapse (RULES["judge_collapse"]): one rating covers >= COLLAPSE_SHARE of the drafts it
+    rated, over at least MIN_COLLAPSE_DRAFTS drafts. The modal share is used rather than a
+    standard deviation because it reads directly ("rated 5 on 93% of drafts") and does not
+    depend on where on the scale the judge sits; a collapsed judge carries no information about
+    the drafts and drags the panel's alpha toward 0 whatever the drafts' quality (the paper's
+    Draft Judge collapse in omniscient mode). The rule reads the judge alone: when every judge
+    collapses on the same value the drafts themselves may not vary (e.g. a baseline that writes
+    one fixed draft), which the report should say rather than blame the judges.
+    """
+    given = [r for r in ratings if r is not None]
+    if not given:
+        return JudgeProfile(0, NAN, NAN, None, NAN, None)
+    modal, top = Counter(given).most_common(1)[0]
+    share = top / len(given)
+    sd = float(np.std(given, ddof=1)) if len(given) > 1 else NAN
+    collapsed = share >= COLLAPSE_SHARE if len(given) >= MIN_COLLAPSE_DRAFTS else None
+    return JudgeProfile(len(given), float(np.mean(given)), sd, modal, share, collapsed)
+
+
+Draft = tuple[str, int, int]
+"""A judged draft: (conversation, epoch, turn)."""
+
+
+@dataclass(frozen=True)
+class PanelData:
+    """A panel's answers as judges x units, the shape `judge_agreement` reads."""
+
+    roles: list[str]
+    drafts: list[Draft]
+    ratings: dict[str, list[list[int | None]]]
+    """criterion -> one row per judge (panel order), one column per draft (None: no answer)."""
+    answers: list[list[str | None]]
+    """One row per judge, one column per (draft, binary question) that some judge answered."""
+    answer_drafts: list[Draft]
+    """The draft of each answer column."""
+
+    def clusters(self, drafts: Sequence[Draft]) -> list[str]:
+        """Each unit's conversation, for the cluster bootstrap."""
+        return [d[0] for d in drafts]
+
+
+def panel_data(
+    roles: Sequence[str], judged: Mapping[Draft, Mapping[str, JudgeVerdict]]
+) -> PanelData:
+    """Every judged draft's answers by judge: `roles` in panel order (`judge`, `judge_2`, ...),
+    drafts in (conversation, epoch, turn) order."""
+    drafts = sorted(judged)
+    criteria = dict.fromkeys(c for v in judged.values() for x in v.values() for c in x.ratings)
+    ratings = {c: [[_rating(judged[d].get(r), c) for d in drafts] for r in roles] for c in criteria}
+    units = [
+        (d, q)
+        for d in drafts
+        for q in dict.fromkeys(q for v in judged[d].values() for q in v.binary)
+    ]
+    answers = [[_answer(judged[d].get(r), q) for d, q in units] for r in roles]
+    return PanelData(list(roles), drafts, ratings, answers, [d for d, _ in units])
+
+
+def _rating(verdict: JudgeVerdict | None, criterion: str) -> int | None:
+    value = verdict.ratings.get(criterion) if verdict is not None else None
+    return int(value) if value is not None else None
+
+
+def _answer(verdict: JudgeVerdict | None, question: str) -> str | None:
+    return verdict.binary.get(question) if verdict is not None else None

@@ -1,0 +1,405 @@
+"""Position: where a model's pairwise choices fall by display position (`position_bias`), and
+whether it chooses the same reply by content when the pair is shown in the other order in
+another epoch (`position_consistency`); from the pairwise call records (`pair_choices`)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from ..._util.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    EMPTY,
+    Interval,
+    percentile_interval,
+    resample_counts,
+)
+from ...data._split import comparison_pair
+from ._rules import BIAS_ALPHA, BIAS_MARGIN, MIN_COMPARISONS, MIN_SWAPS, NAN, RULES, Matrix
+
+
+def _ratio_intervals(
+    numerators: Matrix, denominators: Matrix, resamples: int, seed: int, level: float
+) -> list[Interval]:
+    """Per column, sum(numerator) / sum(denominator) over rows (conversations) and its
+    percentile bootstrap interval, the rows resampled with the suite's draws (a cluster
+    bootstrap: Davison & Hinkley 1997, section 3.8)."""
+    counts = resample_counts(numerators.shape[0], resamples, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        replicates = (counts @ numerators) / (counts @ denominators)
+        estimates = numerators.sum(axis=0) / denominators.sum(axis=0)
+    low, high = percentile_interval(replicates, level)
+    rows = numerators.shape[0]
+    return [
+        Interval(float(e), float(lo), float(hi), rows)
+        for e, lo, hi in zip(estimates, low, high, strict=True)
+    ]
+
+
+# --- pairwise choices, as a pairwise call leaves them ------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairChoice:
+    """One comparison of one pairwise call: which two replies were shown where, and which the
+    model chose. Positions are 1-based display positions (the labels' order in the call)."""
+
+    conversation: str
+    epoch: int
+    turn: int
+    comparison: str
+    """The comparison's ground-truth key (question and unordered pair): the same in every epoch."""
+    earlier: str
+    """The source shown earlier of the two."""
+    later: str
+    positions: tuple[int, int]
+    """The display positions of `earlier` and `later` (earlier first)."""
+    chosen: str
+
+    @property
+    def chose_earlier(self) -> bool:
+        return self.chosen == self.earlier
+
+    @property
+    def chosen_position(self) -> int:
+        return self.positions[0] if self.chose_earlier else self.positions[1]
+
+
+def pair_choices(
+    conversation: str,
+    epoch: int,
+    turn: int,
+    shown: Sequence[str],
+    chosen: Mapping[str, str],
+) -> list[PairChoice]:
+    """The choices of one pairwise call: `shown` is the three sources in display order, `chosen`
+    each answered comparison's key -> the source chosen (a parse failure answers none; the
+    scorers record both, `score/stability_record.py`). A key that names a source not shown, or
+    a choice outside its comparison (the response schema rules both out), is a ValueError
+    naming the call."""
+    where = {source: i for i, source in enumerate(shown, start=1)}
+    choices = []
+    for key, source in chosen.items():
+        a, b = comparison_pair(key)
+        if a not in where or b not in where:
+            raise ValueError(
+                f"conversation {conversation} turn {turn} comparison {key}: names a source "
+                f"not shown (shown: {', '.join(shown)})"
+            )
+        if source not in (a, b):
+            raise ValueError(
+                f"conversation {conversation} turn {turn} comparison {key}: the choice "
+                f"{source!r} is neither of the compared replies ({a}, {b})"
+            )
+        earlier, later = sorted((a, b), key=where.__getitem__)
+        positions = (where[earlier], where[later])
+        choices.append(
+            PairChoice(conversation, epoch, turn, key, earlier, later, positions, source)
+        )
+    return choices
+
+
+# --- 1. position bias --------------------------------------------------------------------------
+
+PositionVerdict = Literal["position-biased", "no position bias found", "too little data"]
+
+
+@dataclass(frozen=True)
+class PositionShare:
+    position: int
+    share: Interval
+    """Of all choices, the share that went to this display position."""
+    expected: float
+    """The share a content-blind uniform chooser gives it: half the share of comparisons that
+    show it (1/3 only when every pair of positions is compared equally often)."""
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    choices: int
+    conversations: int
+    earlier: Interval
+    """The share of choices that went to the earlier-displayed reply (expected 1/2)."""
+    positions: list[PositionShare]
+    binomial_p: float
+    """Exact two-sided binomial test of the earlier share against 1/2."""
+    chi2: float
+    chi2_df: int
+    chi2_p: float
+    """Pearson's chi-square over the displayed pairs (each pair's earlier count against half)."""
+    deviation: float
+    """The largest distance of a share (the earlier one's, each position's) from its
+    expectation."""
+    verdict: PositionVerdict
+    rule: str = RULES["position_bias"]
+
+
+def position_bias(
+    choices: Sequence[PairChoice],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> PositionBias:
+    """Where the model's pairwise choices fall by display position, against a content-blind
+    uniform chooser (every epoch's choices; one model and mode).
+
+    The suite shows the three replies in a seeded random order, so under the null hypothesis
+    that the choice follows only the content, or a content-blind chooser picks at random, each
+    comparison's earlier-displayed reply is chosen with probability exactly 1/2. Two scipy tests
+    read it, both assuming independent comparisons:
+    - the exact binomial test (`scipy.stats.binomtest`) of the earlier share: each comparison is
+      one Bernoulli(1/2) trial, so the count is Binomial(n, 1/2) with no approximation;
+    - Pearson's chi-square (`scipy.stats.chisquare`, Pearson 1900) over the displayed pairs of
+      positions ((1,2), (1,3), (2,3)), each pair's earlier and later counts against n/2, with one
+      degree of freedom per pair (ddof = pairs - 1: each pair's total is fixed). Unlike the
+      binomial test it also sees a preference for the middle position, which leaves the
+      earlier share at 1/2; the verdict uses it.
+    Comparisons of one call share one shuffle and a transitive chooser's answers in it are
+    dependent, so the tests' level is only nominal; hence the stricter BIAS_ALPHA, the BIAS_MARGIN
+    on the effect, and CIs from a bootstrap over conversations (which respects the dependence).
+    Position bias in LLM judges: Zheng et al. 2023 (MT-Bench, "Judging LLM-as-a-judge"),
+    Wang et al. 2023 ("Large language models are not fair evaluators"), Shi et al. 2024
+    ("Judging the judges: a systematic study of position bias in LLM-as-a-judge").
+
+    Rule (RULES["position_bias"]): "position-biased" when the chi-square's p < BIAS_ALPHA and
+    the largest deviation (earlier share from 1/2, or a position's share from its expectation)
+    is >= BIAS_MARGIN; "too little data" under MIN_COMPARISONS choices; else "no position bias
+    found". Measured false-positive rate and power: tests/test_stability.py and
+    docs/stability.md.
+    """
+    conversations = sorted({c.conversation for c in choices})
+    row = {conv: i for i, conv in enumerate(conversations)}
+    positions = sorted({p for c in choices for p in c.positions})
+    pairs = sorted({c.positions for c in choices})
+    n, width = len(conversations), (max(positions) if positions else 0)
+    total = np.zeros((n, 1))
+    earlier = np.zeros((n, 1))
+    chosen = np.zeros((n, width))
+    shown = np.zeros((n, width))
+    pair_n: Counter[tuple[int, int]] = Counter()
+    pair_earlier: Counter[tuple[int, int]] = Counter()
+    for c in choices:
+        i = row[c.conversation]
+        total[i, 0] += 1
+        earlier[i, 0] += c.chose_earlier
+        chosen[i, c.chosen_position - 1] += 1
+        for p in c.positions:
+            shown[i, p - 1] += 1
+        pair_n[c.positions] += 1
+        pair_earlier[c.positions] += c.chose_earlier
+    count = len(choices)
+    if count == 0:
+        return PositionBias(0, 0, EMPTY, [], NAN, NAN, 0, NAN, NAN, "too little data")
+    share_earlier = _ratio_intervals(earlier, total, resamples, seed, level)[0]
+    shares = _ratio_intervals(chosen, np.repeat(total, width, axis=1), resamples, seed, level)
+    expected = shown.sum(axis=0) / (2 * count)
+    position_shares = [
+        PositionShare(p, shares[p - 1], float(expected[p - 1])) for p in range(1, width + 1)
+    ]
+    observed = [v for s in pairs for v in (pair_earlier[s], pair_n[s] - pair_earlier[s])]
+    chi2, chi2_p = stats.chisquare(
+        observed, [pair_n[s] / 2 for s in pairs for _ in range(2)], ddof=len(pairs) - 1
+    )
+    binomial_p = stats.binomtest(int(earlier.sum()), count, 0.5).pvalue
+    deviation = max(
+        abs(share_earlier.estimate - 0.5),
+        *(abs(s.share.estimate - s.expected) for s in position_shares),
+    )
+    verdict: PositionVerdict
+    if count < MIN_COMPARISONS:
+        verdict = "too little data"
+    elif chi2_p < BIAS_ALPHA and deviation >= BIAS_MARGIN:
+        verdict = "position-biased"
+    else:
+        verdict = "no position bias found"
+    return PositionBias(
+        count,
+        n,
+        share_earlier,
+        position_shares,
+        float(binomial_p),
+        float(chi2),
+        len(pairs),
+        float(chi2_p),
+        float(deviation),
+        verdict,
+    )
+
+
+# --- 2. position consistency -------------------------------------------------------------------
+
+ConsistencyVerdict = Literal[
+    "follows content",
+    "consistent only by chance",
+    "against content",
+    "too little data",
+    "too few epochs",
+]
+UNIFORM_CHANCE = 0.5
+"""The consistency of a content-blind chooser that picks either displayed reply with
+probability 1/2, independently in each epoch: P(same reply) = 1/2 * 1/2 + 1/2 * 1/2."""
+
+
+@dataclass(frozen=True)
+class PositionConsistency:
+    epochs: int
+    swaps: int
+    """Pairs of epochs x comparisons in which the two replies were shown in opposite order."""
+    conversations: int
+    consistency: Interval
+    """The share of swaps in which the model chose the same reply (by content) both times."""
+    chance: float
+    """The consistency a content-blind chooser with this model's own position shares would
+    reach on the same swaps (see `position_consistency`)."""
+    excess: Interval
+    """consistency - chance, with its bootstrap interval (the verdict reads this)."""
+    verdict: ConsistencyVerdict
+    chance_uniform: float = UNIFORM_CHANCE
+    rule: str = RULES["position_consistency"]
+
+
+@dataclass(frozen=True)
+class _SwapTable:
+    """Per conversation (rows): earlier choices and choices per displayed pair of positions
+    (cells; for the chooser's own position shares q), swaps per pair of cells (for the chance
+    of each swap), swaps, and consistent swaps."""
+
+    earlier: Matrix
+    shown: Matrix
+    swap_cells: Matrix
+    swaps: Matrix
+    consistent: Matrix
+
+    def chance(self, draws: Matrix) -> Matrix:
+        """The content-blind chance of the swaps of each draw of rows (a row of counts per
+        replicate; one row of ones for the data itself)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q = (draws @ self.earlier) / (draws @ self.shown)  # (draws, cells)
+            pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]
+            pair = np.nan_to_num(pair.reshape(len(q), -1))
+            result: Matrix = ((draws @ self.swap_cells) * pair).sum(axis=1) / (draws @ self.swaps)[
+                :, 0
+            ]
+        return result
+
+
+def _swap_table(choices: Sequence[PairChoice], conversations: Sequence[str]) -> _SwapTable:
+    row = {conv: i for i, conv in enumerate(conversations)}
+    cell = {pair: i for i, pair in enumerate(sorted({c.positions for c in choices}))}
+    cells, n = len(cell), len(conversations)
+    table = _SwapTable(
+        earlier=np.zeros((n, cells)),
+        shown=np.zeros((n, cells)),
+        swap_cells=np.zeros((n, cells * cells)),
+        swaps=np.zeros((n, 1)),
+        consistent=np.zeros((n, 1)),
+    )
+    by_comparison: dict[tuple[str, int, str], list[PairChoice]] = defaultdict(list)
+    for c in choices:
+        i = row[c.conversation]
+        table.earlier[i, cell[c.positions]] += c.chose_earlier
+        table.shown[i, cell[c.positions]] += 1
+        by_comparison[(c.conversation, c.turn, c.comparison)].append(c)
+    for (conversation, _, _), group in by_comparison.items():
+        i = row[conversation]
+        for a, b in itertools.combinations(sorted(group, key=lambda c: c.epoch), 2):
+            if a.earlier == b.earlier:
+                continue
+            table.swaps[i, 0] += 1
+            table.consistent[i, 0] += a.chosen == b.chosen
+            table.swap_cells[i, cell[a.positions] * cells + cell[b.positions]] += 1
+    return table
+
+
+@dataclass(frozen=True)
+class ConsistencyPoint:
+    swaps: int
+    consistency: float
+    chance: float
+
+
+def consistency_point(choices: Sequence[PairChoice]) -> ConsistencyPoint | None:
+    """Position consistency and its content-blind chance without intervals (cheap enough for a
+    log metric, which Inspect recomputes as a run goes); None without a swap."""
+    conversations = sorted({c.conversation for c in choices})
+    table = _swap_table(choices, conversations)
+    swaps = int(table.swaps.sum())
+    if swaps == 0:
+        return None
+    chance = float(table.chance(np.ones((1, len(conversations))))[0])
+    return ConsistencyPoint(swaps, float(table.consistent.sum() / swaps), chance)
+
+
+def position_consistency(
+    choices: Sequence[PairChoice],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = 0.95,
+) -> PositionConsistency:
+    """Position consistency across epochs: does the model choose the same reply when the pair is
+    shown in the opposite order? The position-swap audit of LLM judges (Zheng et al. 2023;
+    Wang et al. 2023), over epochs whose display orders differ (issue 29, item 1).
+
+    A swap is one comparison (conversation, turn, comparison key) in two epochs e < e' whose
+    earlier-displayed reply differs (the relative order of the two replies is reversed; a pair
+    that only moved, say from positions (1,2) to (1,3), is not a swap: an earlier-picker stays
+    "consistent" there without reading anything). Every pair of epochs counts, so E epochs give
+    up to E(E-1)/2 swaps per comparison.
+
+    Chance. A content-blind chooser that picks each reply with probability 1/2 is consistent on
+    a swap with probability UNIFORM_CHANCE = 1/2. A content-blind chooser with position
+    preferences is not: one that always picks the earlier reply is never consistent (0). So the
+    verdict compares with the chance of a content-blind chooser that has this model's own
+    position shares: with q_s the model's share of earlier choices when positions s are shown,
+    a swap that shows X earlier at s in one epoch and later at s' in the other is consistent by
+    chance with probability q_s (1 - q_s') + (1 - q_s) q_s'. Consistency above that chance is
+    evidence the choice follows the content; at chance, it does not (an earlier-picker sits at
+    0 = its chance, a coin-flipper at 1/2 = its chance: both "consistent only by chance").
+    The excess (consistency - chance, q recomputed in every replicate) gets a bootstrap
+    interval over conversations.
+
+    Rule (RULES["position_consistency"]): "follows content" when the excess's interval lies
+    above 0, "consistent only by chance" when it covers 0, "against content" when below;
+    "too few epochs" with fewer than two epochs, "too little data" under MIN_SWAPS swaps.
+    """
+    epochs = len({c.epoch for c in choices})
+    conversations = sorted({c.conversation for c in choices})
+    if epochs < 2:
+        return PositionConsistency(
+            epochs, 0, len(conversations), EMPTY, NAN, EMPTY, "too few epochs"
+        )
+    table = _swap_table(choices, conversations)
+    n, total = len(conversations), int(table.swaps.sum())
+    if total == 0:
+        return PositionConsistency(epochs, 0, n, EMPTY, NAN, EMPTY, "too little data")
+    chance = float(table.chance(np.ones((1, n)))[0])
+    counts = resample_counts(n, resamples, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        replicate_consistency = ((counts @ table.consistent) / (counts @ table.swaps))[:, 0]
+        replicate_chance = table.chance(counts)
+    estimate = float(table.consistent.sum() / total)
+    low, high = percentile_interval(replicate_consistency[:, None], level)
+    excess_low, excess_high = percentile_interval(
+        (replicate_consistency - replicate_chance)[:, None], level
+    )
+    consistency = Interval(estimate, float(low[0]), float(high[0]), n)
+    excess = Interval(estimate - chance, float(excess_low[0]), float(excess_high[0]), n)
+    verdict: ConsistencyVerdict
+    if total < MIN_SWAPS:
+        verdict = "too little data"
+    elif excess.low > 0:
+        verdict = "follows content"
+    elif excess.high < 0:
+        verdict = "against content"
+    else:
+        verdict = "consistent only by chance"
+    return PositionConsistency(epochs, total, n, consistency, chance, excess, verdict)

@@ -1,0 +1,87 @@
+"""What the stability instruments read of a run: the `stability_scorer`'s `Score.metadata` of
+each sample and epoch, written and read here (one home for the format).
+
+Inspect keeps every epoch's scores in the sample summaries, which the report reads (no
+transcript), and drops a metadata key over 1 KB from them; so each turn's pairwise call is a key
+of its own, and each judge's answer on a turn another:
+
+- `epoch`: the sample's epoch; `composite`: its Composite;
+- `judges`: the judge panel, model role -> model, in panel order (`judge`, `judge_2`, ...);
+- `turn_NN/pairwise`: {"shown": the three sources in display order, "chosen": comparison key ->
+  the source chosen}, for a pairwise call that parsed;
+- `turn_NN/<role>`: {"ratings": criterion -> 1-7, "binary": question -> yes/no/na}, for each
+  judge's parsed answer about the turn's draft.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...solve._predictions import JudgeVerdict, Walk
+from ._position import PairChoice, pair_choices
+
+EPOCH = "epoch"
+COMPOSITE = "composite"
+JUDGES = "judges"
+PAIRWISE = "pairwise"
+
+
+def _turn(turn: int, part: str) -> str:
+    return f"turn_{turn:02d}/{part}"
+
+
+def stability_record(walk: Walk, turns: int, epoch: int, composite: float) -> dict[str, Any]:
+    """One sample-epoch's record, from its walk."""
+    record: dict[str, Any] = {EPOCH: epoch, COMPOSITE: composite, JUDGES: dict(walk.judges)}
+    for n in range(1, turns + 1):
+        call, predicted = walk.get("pairwise", n), walk.turn(n)
+        if call is not None and predicted.winners:
+            shown = list(call.context["labels"].values())
+            record[_turn(n, PAIRWISE)] = {"shown": shown, "chosen": predicted.winners}
+        for role, verdict in predicted.verdicts.items():
+            if verdict is not None:
+                record[_turn(n, role)] = {"ratings": verdict.ratings, "binary": verdict.binary}
+    return record
+
+
+@dataclass(frozen=True)
+class StabilityRecord:
+    """One sample-epoch's record, read back."""
+
+    conversation: str
+    epoch: int
+    composite: float
+    judges: dict[str, str] = field(default_factory=dict)
+    choices: list[PairChoice] = field(default_factory=list)
+    verdicts: dict[int, dict[str, JudgeVerdict]] = field(default_factory=dict)
+    """turn -> model role -> that judge's answer."""
+
+
+def read_record(conversation: str, metadata: Mapping[str, Any] | None) -> StabilityRecord | None:
+    """The record of one sample-epoch's `stability_scorer` metadata; None where it has none
+    (a log of task version 3-A)."""
+    if not metadata or EPOCH not in metadata:
+        return None
+    epoch = int(metadata[EPOCH])
+    composite = metadata.get(COMPOSITE)
+    record = StabilityRecord(
+        conversation,
+        epoch,
+        float(composite) if isinstance(composite, int | float) else math.nan,
+        dict(metadata.get(JUDGES) or {}),
+    )
+    for key, value in metadata.items():
+        turn, slash, part = key.partition("/")
+        if not (turn.startswith("turn_") and slash and isinstance(value, Mapping)):
+            continue
+        n = int(turn.removeprefix("turn_"))
+        if part == PAIRWISE:
+            record.choices.extend(
+                pair_choices(conversation, epoch, n, value["shown"], value["chosen"])
+            )
+        else:
+            record.verdicts.setdefault(n, {})[part] = JudgeVerdict.from_answer(dict(value))
+    return record

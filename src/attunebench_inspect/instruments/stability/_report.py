@@ -1,0 +1,223 @@
+"""The report's stability analyses: per run, position (bias and consistency, beside the
+phrasing effect: does the answer follow the content?), reruns (test-retest) and the judge panel
+(agreement, leniency, collapse, self-judging); per mode, rank stability across models. The
+statistics are `score/stability`'s; this module only gathers a run's records for them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...data._problems import InputError
+from ...solve._identity import SelfJudge
+from ...solve._judges import panel_roles, self_judging
+from ...tools.report._analyses import PHRASING_EFFECTS, Gap, Settings
+from ...tools.report._logs import Run
+from ...tools.report._run_table import CHANCE_LABEL, RunTable
+from . import (
+    ANSWER_DOMAIN,
+    RANK_SETTLED,
+    RATING_DOMAIN,
+    RULES,
+    Agreement,
+    JudgeProfile,
+    PositionBias,
+    PositionConsistency,
+    RetestReliability,
+    judge_agreement,
+    judge_profile,
+    panel_rating,
+    position_bias,
+    position_consistency,
+    rank_stability,
+    retest_reliability,
+)
+from ._agreement import panel_data
+from ._log_figures import judged_drafts
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """One judge of a run's panel on one criterion: its leniency beside the panel's."""
+
+    role: str
+    model: str
+    criterion: str
+    profile: JudgeProfile
+    panel_mean: float
+    """The panel's mean rating of the same drafts (each draft's mean over its judges)."""
+    self_judge: SelfJudge | None
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    item: str
+    """A rating criterion (ordinal) or "binary" (every yes/no/na answer, nominal)."""
+    agreement: Agreement
+
+
+@dataclass(frozen=True)
+class RunStability:
+    """The stability of one (model, mode) run."""
+
+    model: str
+    mode: str
+    epochs: int
+    conversations: int
+    position_bias: PositionBias
+    position_consistency: PositionConsistency
+    phrasing_effect: list[Gap]
+    """The dual-phrasing binary answers, observer - HP-facing: the same family of question."""
+    test_retest: RetestReliability
+    judges: dict[str, str]
+    """The judge panel, model role -> model, in panel order (empty: no judge)."""
+    judge_agreement: list[AgreementRow]
+    judge_leniency: list[JudgeRow]
+    self_judge: dict[str, SelfJudge]
+    """model role -> how that judge relates to the evaluated model, where it is it or of its
+    family from the same maker; empty: no self-judging."""
+    self_judge_allowed: bool
+    """`-T allow_self_judge=true`: the run said it was meant."""
+    records: bool
+    """Whether the log has stability records (task version 3-A's logs have none)."""
+
+
+@dataclass(frozen=True)
+class RankTable:
+    """Rank stability of the models of one mode."""
+
+    mode: str
+    models: list[str]
+    estimates: list[float]
+    """Each model's run Composite, as ranked (the mean of its conversations' epoch means)."""
+    holds: list[list[float]]
+    """holds[i][j]: the share of bootstrap replicates in which models i and j keep their order
+    (NaN on the diagonal and for a tie)."""
+    settled: list[list[bool]]
+    resamples: int
+    epochs_resampled: bool
+    rule: str = RULES["rank_stability"]
+    threshold: float = RANK_SETTLED
+
+
+def _judges(run: Run) -> tuple[dict[str, str], dict[str, SelfJudge], bool]:
+    """The panel the header records, its self-judging (as the task recorded it, or read from
+    the model roles where the task was made before its eval) and whether it was allowed."""
+    metadata = run.header.eval.metadata or {}
+    roles = run.header.eval.model_roles or {}
+    judges = dict(metadata.get("judges") or {})
+    if not judges:
+        try:
+            panel = panel_roles(list(roles))
+        except InputError:  # a log of roles the suite never ran with
+            panel = ()
+        judges = {r: c.model for r in panel if not isinstance(c := roles[r], list)}
+    related = metadata.get("self_judge")
+    if related is None:
+        related = self_judging(run.model, judges)
+    return judges, dict(related), bool(metadata.get("allow_self_judge", False))
+
+
+def _panel(
+    table: RunTable, judges: dict[str, str], related: dict[str, SelfJudge], settings: Settings
+) -> tuple[list[AgreementRow], list[JudgeRow]]:
+    """The panel's agreement (two judges or more) and each judge's leniency and collapse, per
+    criterion, over every epoch's drafts."""
+    judged = judged_drafts(table.records)
+    if not judges or not judged:
+        return [], []
+    data = panel_data(list(judges), judged)
+    agreement = []
+    if len(judges) >= 2:
+        draws = {"resamples": settings.resamples, "seed": settings.seed}
+        clusters = data.clusters(data.drafts)
+        for criterion, rows in data.ratings.items():
+            found = judge_agreement(rows, "ordinal", RATING_DOMAIN, clusters=clusters, **draws)
+            agreement.append(AgreementRow(criterion, found))
+        answers = judge_agreement(
+            data.answers,
+            "nominal",
+            ANSWER_DOMAIN,
+            clusters=data.clusters(data.answer_drafts),
+            **draws,
+        )
+        agreement.append(AgreementRow("binary", answers))
+    leniency = []
+    for criterion, rows in data.ratings.items():
+        panel = [panel_rating(list(draft)) for draft in zip(*rows, strict=True)]
+        for role, row in zip(data.roles, rows, strict=True):
+            rated = [m for m, v in zip(panel, row, strict=True) if v is not None]
+            mean = sum(rated) / len(rated) if rated else math.nan
+            profile = judge_profile(row)
+            leniency.append(
+                JudgeRow(role, judges[role], criterion, profile, mean, related.get(role))
+            )
+    return agreement, leniency
+
+
+def run_stability(
+    run: Run, table: RunTable, gaps: Sequence[Gap], settings: Settings
+) -> RunStability:
+    """Every stability figure of one run (its table already filtered by `--where`)."""
+    draws = {"resamples": settings.resamples, "seed": settings.seed}
+    choices = [c for r in table.records for c in r.choices]
+    judges, related, allowed = _judges(run)
+    agreement, leniency = _panel(table, judges, related, settings)
+    return RunStability(
+        model=table.label,
+        mode=table.mode,
+        epochs=max((len(v) for v in table.epoch_composites.values()), default=0),
+        conversations=len(table.conversations),
+        position_bias=position_bias(choices, **draws),
+        position_consistency=position_consistency(choices, **draws),
+        phrasing_effect=[
+            g
+            for g in gaps
+            if g.model == table.label and g.mode == table.mode and g.label in PHRASING_EFFECTS
+        ],
+        test_retest=retest_reliability(table.epoch_composites),
+        judges=judges,
+        judge_agreement=agreement,
+        judge_leniency=leniency,
+        self_judge=related,
+        self_judge_allowed=allowed,
+        records=bool(table.records),
+    )
+
+
+def rank_tables(tables: Sequence[RunTable], settings: Settings) -> list[RankTable]:
+    """Per mode with two models or more besides chance: for every pair, the share of
+    bootstrap replicates (conversations, then epochs within each where a run has several) in
+    which their order holds."""
+    result = []
+    for mode in sorted({t.mode for t in tables}):
+        # The chance baseline is a baseline: ranks leave it out, as elsewhere in the report.
+        group = [t for t in tables if t.mode == mode and t.label != CHANCE_LABEL]
+        if len(group) < 2:
+            continue
+        composites = {t.label: t.epoch_composites for t in group}
+        several = any(len(v) > 1 for t in group for v in t.epoch_composites.values())
+        found = rank_stability(
+            composites,
+            resamples=settings.resamples,
+            seed=settings.seed,
+            resample_epochs=several,
+        )
+        order = sorted(range(len(found.models)), key=lambda i: -found.estimates[i])
+        holds = found.holds[np.ix_(order, order)]
+        settled = found.settled()[np.ix_(order, order)]
+        result.append(
+            RankTable(
+                mode,
+                [found.models[i] for i in order],
+                [found.estimates[i] for i in order],
+                holds.tolist(),
+                settled.tolist(),
+                found.resamples,
+                several,
+            )
+        )
+    return result

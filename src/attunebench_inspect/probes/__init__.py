@@ -1,1 +1,0 @@
-"""Validity instruments that run beside the benchmark (DESIGN.md, "Validity instruments")."""

@@ -1,0 +1,100 @@
+"""What the catalog says of a metric (`MetricSpec`) and the vocabulary it says it in: family,
+level, group, pillar.
+
+Pure declarations: nothing here calls Inspect or computes a metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from ..instruments.profile._metrics import ProfileInputs
+from ._chance_levels import measured
+from ._inputs import PostInputs, TurnInputs
+
+Family = Literal[
+    "composite", "emotion", "binary", "pairwise", "draft", "rejudge", "conversation_wide",
+    "similarity", "stability", "profile",
+]  # fmt: skip
+FAMILIES: tuple[Family, ...] = get_args(Family)
+Level = Literal["turn", "conversation", "run"]
+Group = Literal[
+    "headline", "pillar", "canonical", "alongside", "pooled", "diagnostic", "informational",
+    "operational", "stability", "profile_headline", "profile_part", "profile_field",
+    "profile_operational",
+]  # fmt: skip
+"""How seed 003 groups a metric: the Composite and its pillars; the paper-canonical Composite
+inputs; "reported alongside but not in the Composite"; the pooled view of binary accuracy;
+diagnostic-only and informational variants; operational counts of the run itself; and the
+stability instruments (docs/stability.md), beside the Composite and never in it. The
+profile task (`profile` family) has groups of its own: its composite, its four parts, the
+fields, and its parse failures; its scorer logs every one of them in its own log header."""
+RUN_LEVEL_GROUPS: tuple[Group, ...] = (
+    "headline",
+    "pillar",
+    "canonical",
+    "alongside",
+    "pooled",
+    "operational",
+    "stability",
+)
+"""Groups with a run-level metric in the log header (and the end-of-run results panel); the
+others stay in every sample's `Score.value` and reach reports through `--diagnostics`."""
+
+Pillar = Literal[
+    "emotion", "evaluation", "holistic", "holistic_questions", "demographics", "scores"
+]
+"""The main Composite's pillars; and the profile parts whose fields the catalog lists
+(`demographics`, `scores`)."""
+REJUDGE_PREFIX = "rejudge_"
+"""The names of the rejudge family: a draft metric's name after it (`inspect score` with
+`draft_rejudge` writes them beside the original judge's)."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    label: str
+    family: Family
+    level: Level
+    group: Group
+    definition: str
+    edge_cases: str = ""
+    higher_is_better: bool = True
+    pillar: Pillar | None = None
+    low: float = 0.0
+    high: float = 1.0
+    expected: float | None = None
+    """Where neither end of the range is best: the value that is (a share a content-blind
+    chooser gives)."""
+    turn: Callable[[TurnInputs], float] | None = field(default=None, repr=False)
+    """Per-turn value; the conversation value is the mean over the turns where it is defined."""
+    conversation: Callable[[PostInputs], float] | None = field(default=None, repr=False)
+    profile: Callable[[ProfileInputs], float] | None = field(default=None, repr=False)
+    """The profile task's metrics: a function of the profile call's answer and the profile."""
+
+    @property
+    def chance(self) -> float | None:
+        """Measured: the mean on the bundled synthetic set for attunebench/random
+        (`chance_levels.json`)."""
+        return measured(self.name)[0]
+
+    @property
+    def majority(self) -> float | None:
+        """Measured the same way for attunebench/majority."""
+        return measured(self.name)[1]
+
+    @property
+    def run_level(self) -> bool:
+        return self.group in RUN_LEVEL_GROUPS
+
+    @property
+    def computed(self) -> bool:
+        """Computed per conversation by `score_conversation`, or `score_profile` for the profile
+        family (vs. by its own scorer or the run)."""
+        return self.turn is not None or self.conversation is not None or self.profile is not None
+
+    def is_better(self, a: float, b: float) -> bool:
+        return a > b if self.higher_is_better else a < b

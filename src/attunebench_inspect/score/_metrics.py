@@ -1,0 +1,334 @@
+"""Every AttuneBench metric as a pure function of predictions and ground truth.
+
+No Inspect import here: these are the arithmetic that scorers/METRICS.md defines and the
+conformance vectors pin. `None` as a prediction means the call's answer could not be parsed; it is
+scored as wrong. NaN means the metric does not apply (Inspect leaves it unscored for that key).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
+
+from .._util import text_match
+from ..data._panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
+from ._vad import INDEX, SIMILARITY
+
+NAN = float("nan")
+BINARY_VALUES = ("yes", "no", "na")
+COMPOSITE_WEIGHTS = {"emotion": 0.24, "evaluation": 0.49, "holistic": 0.27}
+NAIVE_MAE_FLOOR = 1 / 20
+"""The smallest non-zero 20-item MAE (one item off by one): the denominator of PANAS
+Baseline-Adjusted when the participant's PANAS did not change at all."""
+
+
+def nanmean(values: Sequence[float]) -> float:
+    kept = [v for v in values if not math.isnan(v)]
+    return sum(kept) / len(kept) if kept else NAN
+
+
+# --- emotion ------------------------------------------------------------------------------
+
+
+def _empty_sets(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float | None:
+    """The set metrics' edge cases: an unparsed answer or exactly one empty set is 0, a correct
+    "no shift" is 1; None when both sets have emotions."""
+    if pred is None or bool(pred) != bool(gold):
+        return 0.0
+    return 1.0 if not pred else None
+
+
+def emotion_f1(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float:
+    """F1 of predicted vs labelled mood-shift emotions; both empty = 1, one empty = 0."""
+    edge = _empty_sets(pred, gold)
+    if edge is not None or pred is None:
+        return edge or 0.0
+    common = len(set(pred) & set(gold))
+    return 2 * common / (len(pred) + len(gold))
+
+
+def emotion_va(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float:
+    """Hungarian-matched valence-arousal similarity / max(|pred|, |gold|)."""
+    edge = _empty_sets(pred, gold)
+    if edge is not None or pred is None:
+        return edge or 0.0
+    rows = [INDEX[p] for p in pred]
+    cols = [INDEX[g] for g in gold]
+    sub = SIMILARITY[np.ix_(rows, cols)]
+    r, c = linear_sum_assignment(sub, maximize=True)
+    return float(sub[r, c].sum()) / max(len(pred), len(gold))
+
+
+def emotion_intensity_mae(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float:
+    """Mean |intensity difference| over emotions both tagged; NaN when none is shared."""
+    if pred is None:
+        return NAN
+    shared = set(pred) & set(gold)
+    if not shared:
+        return NAN
+    return sum(abs(pred[e] - gold[e]) for e in shared) / len(shared)
+
+
+def emotion_hit_rate(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float:
+    """Share of labelled emotions that were predicted (recall); NaN for a neutral turn."""
+    if not gold:
+        return NAN
+    if pred is None:
+        return 0.0
+    return len(set(pred) & set(gold)) / len(gold)
+
+
+# --- binary -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BinaryCounts:
+    """Judgements with a yes/no label; "yes" is the positive class for P/R/F1/MCC."""
+
+    n: int = 0
+    correct: int = 0
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+    def __add__(self, other: BinaryCounts) -> BinaryCounts:
+        return BinaryCounts(
+            *(a + b for a, b in zip(self.as_tuple(), other.as_tuple(), strict=True))
+        )
+
+    def as_tuple(self) -> tuple[int, int, int, int, int, int]:
+        return (self.n, self.correct, self.tp, self.fp, self.fn, self.tn)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.n if self.n else NAN
+
+
+def binary_counts(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> BinaryCounts:
+    """Counts over one call's questions. A label of "na" is excluded; a predicted "na" (or a
+    missing answer) against yes/no is wrong."""
+    total = BinaryCounts()
+    for qid, label in gold.items():
+        if label == "na":
+            continue
+        guess = pred.get(qid) if pred is not None else None
+        yes, said_yes = label == "yes", guess == "yes"
+        total = total + BinaryCounts(
+            n=1,
+            correct=int(guess == label),
+            tp=int(yes and said_yes),
+            fp=int(not yes and said_yes),
+            fn=int(yes and not said_yes),
+            tn=int(not yes and not said_yes),
+        )
+    return total
+
+
+def pooled_binary(tp: float, fp: float, fn: float, tn: float) -> dict[str, float]:
+    """Precision, recall, F1 and MCC of pooled counts (NaN where a denominator is zero)."""
+    precision = tp / (tp + fp) if tp + fp else NAN
+    recall = tp / (tp + fn) if tp + fn else NAN
+    f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else NAN
+    denom = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    mcc = (tp * tn - fp * fn) / denom if denom else NAN
+    return {"precision": precision, "recall": recall, "f1": f1, "mcc": mcc}
+
+
+# --- pairwise -----------------------------------------------------------------------------
+
+
+def pairwise_accuracy(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> float:
+    """Share of one turn's comparisons won by the participant's choice; `pred`/`gold` map
+    comparison key -> winning source. NaN without comparisons."""
+    if not gold:
+        return NAN
+    correct = sum(1 for key, winner in gold.items() if pred is not None and pred.get(key) == winner)
+    return correct / len(gold)
+
+
+def _win_counts(winners: Mapping[str, str], keys: Sequence[str]) -> list[float]:
+    sources = sorted({s for key in keys for s in key.split(":", 1)[1].split("-")})
+    counts = dict.fromkeys(sources, 0.0)
+    for key in keys:
+        winner = winners.get(key)
+        if winner in counts:
+            counts[winner] += 1
+    return [counts[s] for s in sources]
+
+
+def kendall_tau(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> list[float]:
+    """Kendall tau-b per pairwise question between the rankings implied by win counts.
+
+    One value per question of the turn; NaN where either ranking is all ties (undefined), or the
+    answer could not be parsed.
+    """
+    by_question: dict[str, list[str]] = {}
+    for key in gold:
+        by_question.setdefault(key.split(":", 1)[0], []).append(key)
+    taus = []
+    for keys in by_question.values():
+        truth = _win_counts(gold, keys)
+        if pred is None or len(set(truth)) < 2:
+            taus.append(NAN)
+            continue
+        guess = _win_counts(pred, keys)
+        if len(set(guess)) < 2:
+            taus.append(NAN)
+            continue
+        taus.append(tau_b(guess, truth))
+    return taus
+
+
+def tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of two rankings, by counting pairs (rankings here have three items,
+    where scipy's general algorithm costs a millisecond a call); NaN if either is all ties."""
+    concordant = discordant = tied_x = tied_y = 0
+    for (x1, y1), (x2, y2) in itertools.combinations(zip(x, y, strict=True), 2):
+        dx, dy = (x1 > x2) - (x1 < x2), (y1 > y2) - (y1 < y2)
+        if dx == 0 and dy == 0:
+            continue
+        if dx == 0:
+            tied_x += 1
+        elif dy == 0:
+            tied_y += 1
+        elif dx == dy:
+            concordant += 1
+        else:
+            discordant += 1
+    # Pairs untied in x are the concordant, the discordant and those tied in y only; and
+    # the other way round.
+    untied = math.sqrt((concordant + discordant + tied_y) * (concordant + discordant + tied_x))
+    return (concordant - discordant) / untied if untied else NAN
+
+
+# --- draft judge --------------------------------------------------------------------------
+
+
+def rating_score(rating: float) -> float:
+    """A 1-7 rating on 0-1 (a panel's mean rating too)."""
+    return (rating - 1) / 6
+
+
+# --- conversation-wide --------------------------------------------------------------------
+
+
+def _items(panas: Mapping[str, int]) -> list[int]:
+    return [panas[i] for i in PANAS_ITEMS]
+
+
+def panas_item_mae(a: Mapping[str, int], b: Mapping[str, int]) -> float:
+    return sum(abs(x - y) for x, y in zip(_items(a), _items(b), strict=True)) / len(PANAS_ITEMS)
+
+
+def panas_normalized(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float:
+    """1 - MAE/60 over the positive and negative affect totals (each 10-70)."""
+    if pred is None:
+        return 0.0
+    errors = [
+        abs(sum(pred[i] for i in group) - sum(gold[i] for i in group))
+        for group in (POSITIVE_AFFECT, NEGATIVE_AFFECT)
+    ]
+    return 1 - (sum(errors) / 2) / 60
+
+
+def panas_item_normalized(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> float:
+    """1 - item MAE/6 over the 20 items."""
+    return 0.0 if pred is None else 1 - panas_item_mae(pred, gold) / 6
+
+
+def panas_baseline_adjusted(
+    pred: Mapping[str, int] | None, pre: Mapping[str, int], post: Mapping[str, int]
+) -> float:
+    """1 - MAE(pred, post) / MAE(pre, post), clamped to [-1, 1].
+
+    When pre equals post the naive error is 0; the denominator is then floored at 1/20, the
+    smallest non-zero error, so a perfect prediction scores 1 and one item off by one scores 0.
+    """
+    if pred is None:
+        return -1.0
+    naive = max(panas_item_mae(pre, post), NAIVE_MAE_FLOOR)
+    return max(-1.0, min(1.0, 1 - panas_item_mae(pred, post) / naive))
+
+
+def selected(options: Mapping[str, bool] | None) -> list[str] | None:
+    """The options marked true in a multi-select answer (None: unparsed)."""
+    return None if options is None else [o for o, chosen in options.items() if chosen]
+
+
+def jaccard(pred: Sequence[str] | None, gold: Sequence[str]) -> float:
+    """|intersection| / |union|; both empty = 1."""
+    if pred is None:
+        return 0.0
+    p, g = set(pred), set(gold)
+    if not p and not g:
+        return 1.0
+    return len(p & g) / len(p | g)
+
+
+def exact(pred: str | None, gold: str) -> float:
+    return float(pred is not None and pred == gold)
+
+
+def ordinal(pred: str | None, gold: str, options: Sequence[str]) -> float:
+    """1 - |rank difference| / (number of options - 1), options ordered worst to best."""
+    if pred is None or pred not in options:
+        return 0.0
+    return 1 - abs(options.index(pred) - options.index(gold)) / (len(options) - 1)
+
+
+def fuzzy_overlap(pred: Sequence[str] | None, gold: Sequence[str]) -> float:
+    """Jaccard overlap of two sets of entries under fuzzy matching: M / (|P| + |G| - M).
+
+    P and G are the distinct entries after normalisation (`text_match.distinct`: a repeated entry
+    counts once, on either side), and M is the size of a maximum one-to-one matching between them,
+    two entries being matchable when their similarity ratio is >= 0.8 (`text_match.matched`). So
+    M <= min(|P|, |G|) and the value is in 0-1. NaN when the participant gave no follow-up (the
+    question was not asked); nothing predicted, or a parse failure, = 0.
+    """
+    if not text_match.distinct(gold):
+        return NAN
+    if not pred:
+        return 0.0
+    both = text_match.matched(pred, gold)
+    return both / (len(text_match.distinct(pred)) + len(text_match.distinct(gold)) - both)
+
+
+def four_branch(pred: Mapping[str, int] | None, gold: Mapping[str, int]) -> dict[str, float]:
+    """1 - |error|/6 per branch and 1 - MAE/6 overall."""
+    if pred is None:
+        return {"overall": 0.0, **dict.fromkeys(gold, 0.0)}
+    per = {b: 1 - abs(pred[b] - gold[b]) / 6 for b in gold}
+    return {"overall": sum(per.values()) / len(per), **per}
+
+
+# --- the Composite ----------------------------------------------------------------------------
+
+
+Pillar = TypeVar("Pillar", float, NDArray[np.float64])
+
+
+def composite(emotion: Pillar, evaluation: Pillar, holistic: Pillar) -> Pillar:
+    """100 x (0.24 E + 0.49 Q + 0.27 H) of one conversation, or elementwise over arrays.
+
+    A pillar that is undefined (NaN) for a conversation is left out and the weights of the others
+    renormalised, so every scored conversation has a Composite and the run Composite is always the
+    mean over the same conversations (scorers/METRICS.md, "The Composite")."""
+    parts = np.array([emotion, evaluation, holistic], dtype=float)
+    weights = np.array(list(COMPOSITE_WEIGHTS.values())).reshape((3,) + (1,) * (parts.ndim - 1))
+    defined = ~np.isnan(parts)
+    weight = (weights * defined).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = 100 * (weights * np.where(defined, parts, 0.0)).sum(axis=0) / weight
+    return cast(Pillar, float(value) if parts.ndim == 1 else np.asarray(value, dtype=float))
+
+
+def parse_failure_rate(statuses: Sequence[str]) -> float:
+    return sum(1 for s in statuses if s == "failed") / len(statuses) if statuses else NAN

@@ -1,0 +1,62 @@
+"""Draft judging as a model-graded scorer: re-judge the stored drafts of an existing log.
+
+`inspect score LOG --scorer attunebench_inspect/draft_rejudge -S judge=<model>` (the original
+tool's rejudge.py): the drafts are never regenerated, only judged again, by any Inspect model.
+The scores keep their own names (`rejudge_draft_judge`, ...) beside the original judge's.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import get_model
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+from inspect_ai.util import collect
+
+from ..data._codebook import cached_codebook
+from ..data._samples import truth_of, visible_of
+from ..data._split import VisibleTurn
+from ..solve import JUDGE_ROLE, judge_bound, judge_draft, read_walk
+from ..solve._call_record import CallRecord
+from ..solve._predictions import Walk
+from ._conversation import score_conversation
+from ._metric_spec import REJUDGE_PREFIX
+from ._scorers import run_metrics
+
+
+@scorer(metrics=run_metrics("rejudge"))
+def draft_rejudge(judge: str | None = None, codebook: str | None = None) -> Scorer:
+    """Judge the stored drafts again and score Draft Judge and Draft Binary Alignment."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        book = cached_codebook(codebook)
+        if judge is None and not judge_bound():
+            raise ValueError(
+                "draft_rejudge needs a judge: pass -S judge=<model> or bind the "
+                f"'{JUDGE_ROLE}' model role"
+            )
+        model = get_model(judge) if judge else get_model(role=JUDGE_ROLE, required=True)
+        conv = visible_of(state.metadata)
+        walk = read_walk(state.store)
+
+        async def judge_turn(turn: VisibleTurn) -> CallRecord | None:
+            draft = walk.turn(turn.turn_number).draft
+            return await judge_draft(model, conv, turn, draft, book) if draft is not None else None
+
+        judged = [r for r in await collect(*(judge_turn(t) for t in conv.turns)) if r]
+        # The walk as if the later judge had been its only judge.
+        later = Walk(
+            {JUDGE_ROLE: str(model)},
+            walk.records,
+            {(JUDGE_ROLE, r.turn): r for r in judged if r.turn is not None},
+        )
+        scores = score_conversation(truth_of(state.metadata), later, q3_options=book.q3_options)
+        return Score(
+            value={REJUDGE_PREFIX + k: v for k, v in scores.value("draft").items()},
+            metadata={
+                **{REJUDGE_PREFIX + k: v for k, v in scores.counts("draft").items()},
+                "judge": str(model),
+                "judgements": [r.model_dump(mode="json") for r in judged],
+            },
+        )
+
+    return score

@@ -1,0 +1,260 @@
+"""Thin Inspect scorers over `score_conversation`: one per metric family, plus the Composite.
+
+Everything a run-level metric needs (per-conversation values and the counts behind pooled
+metrics) is in `Score.value`, which Inspect reduces across epochs; per-turn values, used by
+reports, ride in the Composite score's metadata.
+"""
+
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+from inspect_ai.log import HeadlineMetric
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+
+from ..data._codebook import cached_codebook
+from ..data._samples import GROUND_TRUTH_KEY, truth_of, visible_of
+from ..instruments.stability._log_figures import log_metrics
+from ..instruments.stability._record import read_record, stability_record
+from ..solve._predictions import Walk
+from ..solve._store import read_walk
+from . import _metrics as metrics
+from . import _similarity as similarity
+from ._catalog import POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
+from ._conversation import ConversationScores, score_conversation
+from ._explanation import answer_line, explanation
+from ._metric_spec import Family
+
+HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
+"""The Composite's mean: what `inspect view`, `evals_df` and the progress line show first."""
+
+
+def run_metrics(family: Family) -> dict[str, list[Metric]]:
+    """Mean and stderr over conversations of the family's run-level metrics (the catalog's
+    headline, pillar, canonical, alongside and operational groups). Diagnostic variants get no
+    run-level metric: they stay in every sample's `Score.value`. A key a sample's value lacks
+    (the draft metrics without a judge) gets no entry in the results at all, not a NaN."""
+    return {
+        s.name: [mean(), stderr()] for s in of_family(family) if s.run_level and s.level != "run"
+    }
+
+
+# Every scorer of a sample scores the same records: they are read and scored once per sample state.
+_SCORED: WeakKeyDictionary[TaskState, tuple[tuple[str, str | None], Walk, ConversationScores]] = (
+    WeakKeyDictionary()
+)
+
+
+def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, ConversationScores]:
+    """The sample's call records and their scores, read and computed once per sample state."""
+    key = (str(state.metadata[GROUND_TRUTH_KEY]), codebook)
+    cached = _SCORED.get(state)
+    if cached is not None and cached[0] == key:
+        return cached[1], cached[2]
+    walk = read_walk(state.store)
+    scores = score_conversation(
+        truth_of(state.metadata), walk, q3_options=cached_codebook(codebook).q3_options
+    )
+    _SCORED[state] = (key, walk, scores)
+    return walk, scores
+
+
+def conversation_scores(state: TaskState, codebook: str | None) -> ConversationScores:
+    return scored_walk(state, codebook)[1]
+
+
+def family_score(scores: ConversationScores, family: Family) -> Score:
+    """A family's metrics as the score's value, its other counts as its metadata."""
+    return Score(value=scores.value(family), metadata=scores.counts(family) or None)
+
+
+def _value(sample: SampleScore, key: str) -> float:
+    value = sample.score.value
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a dict score value with {key!r}; got {value!r}")
+    return float(value[key])
+
+
+def turn_metadata(turns: list[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """One small key per turn ("turn_01", ...), rounded: Inspect's sample summaries keep
+    metadata keys under 1 KB, and reports read summaries."""
+    return {f"turn_{int(t['turn']):02d}": {k: round(v, 6) for k, v in t.items()} for t in turns}
+
+
+@metric
+def pooled_binary() -> Metric:
+    """Precision, recall, F1 and MCC ("yes" positive) pooled over every judgement of the run,
+    for the observer-phrased views (the HP-facing ones are diagnostic)."""
+
+    def calculate(scores: list[SampleScore]) -> dict[str, float]:
+        result: dict[str, float] = {}
+        for view in POOLED_VIEWS:
+            totals = {
+                f: sum(_value(s, f"{view}_{f}") for s in scores) for f in ("tp", "fp", "fn", "tn")
+            }
+            for stat, value in metrics.pooled_binary(**totals).items():
+                if stat in POOLED_STATS:
+                    result[pooled_name(view, stat)] = value
+        return result
+
+    return calculate
+
+
+@scorer(metrics=run_metrics("composite"))
+def composite_scorer(codebook: str | None = None) -> Scorer:
+    """The Composite (0-100), its three pillars and the parse-failure rate."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        walk, scores = scored_walk(state, codebook)
+        return Score(
+            value=scores.value("composite"),
+            answer=answer_line(scores["composite"]),
+            explanation=explanation(
+                truth_of(state.metadata), walk, q3_options=cached_codebook(codebook).q3_options
+            ),
+            metadata=turn_metadata(scores.turns),
+        )
+
+    return score
+
+
+@scorer(metrics=run_metrics("emotion"))
+def emotion_scorer(codebook: str | None = None) -> Scorer:
+    """Emotion F1, Emotion VA, Emotion Intensity MAE and Emotion Hit Rate (turn means)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return family_score(conversation_scores(state, codebook), "emotion")
+
+    return score
+
+
+@scorer(metrics=[run_metrics("binary"), pooled_binary()])
+def binary_scorer(codebook: str | None = None) -> Scorer:
+    """Binary OM/HP accuracy in both phrasings, with the counts behind pooled P/R/F1/MCC."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return family_score(conversation_scores(state, codebook), "binary")
+
+    return score
+
+
+@scorer(metrics=run_metrics("pairwise"))
+def pairwise_scorer(codebook: str | None = None) -> Scorer:
+    """Pairwise Accuracy and Kendall tau-b of the implied rankings."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return family_score(conversation_scores(state, codebook), "pairwise")
+
+    return score
+
+
+@scorer(metrics=run_metrics("draft"))
+def draft_scorer(codebook: str | None = None) -> Scorer:
+    """Draft Judge (overall and per criterion) and Draft Binary Alignment; absent without a
+    judge."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return family_score(conversation_scores(state, codebook), "draft")
+
+    return score
+
+
+@scorer(metrics=run_metrics("conversation_wide"))
+def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
+    """PANAS (three forms), Q1-Q3 and the follow-up, and Four-Branch (overall and per branch)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return family_score(conversation_scores(state, codebook), "conversation_wide")
+
+    return score
+
+
+@metric(scores="unreduced")
+def stability_figures() -> Metric:
+    """The stability figures that apply to the run (`stability_metrics.log_metrics`), from every
+    epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
+
+    def calculate(scores: list[SampleScore]) -> dict[str, float]:
+        records = [read_record(str(s.sample_id), s.score.metadata) for s in scores]
+        return log_metrics([r for r in records if r is not None])
+
+    return calculate
+
+
+@scorer(metrics=[stability_figures()])
+def stability_scorer(codebook: str | None = None) -> Scorer:
+    """What the stability instruments read of each sample and epoch (its metadata: the epoch,
+    the Composite, each pairwise call's display order and choices, each judge's answers), and
+    the run's stability figures (docs/stability.md). Its value: the pairwise choices and those
+    of the earlier-shown reply."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        walk, scores = scored_walk(state, codebook)
+        turns = len(truth_of(state.metadata).turns)
+        composite = scores["composite"]["composite"]
+        record = stability_record(walk, turns, state.epoch, composite)
+        read = read_record(str(state.sample_id), record)
+        shown = read.choices if read is not None else []
+        return Score(
+            value={
+                "pairwise_choices": float(len(shown)),
+                "pairwise_earlier": float(sum(c.chose_earlier for c in shown)),
+            },
+            metadata=record,
+        )
+
+    return score
+
+
+@scorer(metrics=run_metrics("similarity"))
+def response_similarity_scorer() -> Scorer:
+    """Response Similarity: embedding cosine of each draft to the participant's edited response."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        conv = visible_of(state.metadata)
+        walk = read_walk(state.store)
+        drafts = [walk.turn(t.turn_number).draft for t in conv.turns]
+        per_turn = similarity.response_similarity(
+            drafts, [t.human_response for t in conv.turns], similarity.minilm()
+        )
+        return Score(
+            value={"response_similarity": metrics.nanmean(per_turn)},
+            metadata={"per_turn": per_turn},
+        )
+
+    return score
+
+
+def scorer_families() -> tuple[Family, ...]:
+    """The families of `attunebench_scorers`, in its order."""
+    optional: tuple[Family, ...] = ("similarity",) if similarity.available() else ()
+    return ("composite", "emotion", "binary", "pairwise", "draft", "conversation_wide", *optional)
+
+
+def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:
+    """Every scorer of the task; the Composite first, as the headline.
+
+    `codebook` is the path of the codebook the run used (None: the bundled one).
+    """
+    return [
+        composite_scorer(codebook),
+        emotion_scorer(codebook),
+        binary_scorer(codebook),
+        pairwise_scorer(codebook),
+        draft_scorer(codebook),
+        conversation_wide_scorer(codebook),
+        stability_scorer(codebook),
+        # Informational and optional: present only where the `similarity` extra is installed.
+        *([response_similarity_scorer()] if similarity.available() else []),
+    ]

@@ -1,0 +1,53 @@
+"""What `inspect view` shows of a run by default (Inspect's `ViewerConfig`, which a user's own
+choices in the browser override): the sample list opens on the Composite, its pillars and the
+parse-failure rate, every other score a column the Columns menu adds; every score column is
+labelled as the report labels it; a sample's Scores panel opens as a sortable grid.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.viewer import (
+    SampleScoreView,
+    TaskSamplesColumn,
+    TaskSamplesView,
+    ViewerConfig,
+)
+
+from ._catalog import of_family
+from ._counts import VALUE_COUNTS
+from ._metric_spec import Family
+
+SHOWN = (
+    "composite",
+    "emotion_pillar",
+    "evaluation_pillar",
+    "holistic_pillar",
+    "parse_failure_rate",
+)
+"""The score columns the sample list shows before the user picks others."""
+FIELDS = ("sampleStatus", "sampleId", "input", "answer", "tokens", "duration")
+"""The sample list's own columns, before the scores (the target, a long account of the
+participant's labels, is a column the user can add)."""
+
+
+def _scores(family: Family) -> list[tuple[str, str]]:
+    """(key, label) of every key a family's scorer writes into a sample's `Score.value`."""
+    metrics = [(s.name, s.label) for s in of_family(family) if s.level != "run"]
+    counts = [(name, name.replace("_", " ")) for name in VALUE_COUNTS.get(family, ())]
+    return metrics + counts
+
+
+def viewer_config(families: tuple[Family, ...]) -> ViewerConfig:
+    """The default view of a run whose scorers are those of `families` (scorer `<family>_scorer`,
+    Response Similarity's `response_similarity_scorer`)."""
+    columns = [TaskSamplesColumn(id=field) for field in FIELDS]
+    labels: dict[str, str] = {}
+    for family in families:
+        scorer = "response_similarity_scorer" if family == "similarity" else f"{family}_scorer"
+        for name, label in _scores(family):
+            columns.append(TaskSamplesColumn.score(scorer, name, visible=name in SHOWN))
+            labels[name] = label
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(name="AttuneBench", columns=columns, score_labels=labels),
+        sample_score_view=SampleScoreView(default="grid"),
+    )

@@ -1,0 +1,133 @@
+"""The judge panel's model roles, and the self-judging line.
+
+A panel is any number of judges bound to the model roles `judge`, `judge_2`, `judge_3`, ... (one
+model each, numbered from 2 without gaps): every draft is judged by each, in that order, and the
+order breaks ties in the panel's answers (`score/stability/judges.py`). Without `judge` no
+draft is judged, never by the model under test (`get_model(role=...)` would fall back to it).
+
+A judge that is the evaluated model, or of its family from the same maker (`identity.py`), is
+said in one line at the start of the run and recorded in the task metadata, unless the task
+parameter `allow_self_judge` says it is meant.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Collection, Mapping
+
+from inspect_ai.model import Model, model_roles
+
+# The model under test while a task is made inside its eval (None outside one): Inspect exports
+# no accessor for it outside `get_model()`, which raises there; tests/test_architecture.py pins it.
+from inspect_ai.model._model import (  # inspect-evals-lint: ignore[private_api_imports] -- pinned by a test  # noqa: E501
+    active_model,
+)
+
+from ..data._problems import InputError
+from ._identity import SelfJudge, self_judge
+from ._store import JUDGE_ROLE
+
+logger = logging.getLogger(__name__)
+
+PANEL_PATTERN = "judge, judge_2, judge_3, ..."
+_NUMBERED = re.compile(r"judge_([1-9][0-9]*)")
+
+
+def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
+    """The judge roles among bound model roles, in panel order. A role named like a judge's
+    (`judge...`) outside the pattern, or a panel with a gap, is one located line."""
+    numbers = set()
+    for role in roles:
+        if role == JUDGE_ROLE or not role.startswith(JUDGE_ROLE):
+            continue
+        numbered = _NUMBERED.fullmatch(role)
+        if numbered is None or int(numbered.group(1)) < 2:
+            raise InputError(
+                f"model role {role}: not a judge role; the judge panel's roles are "
+                f"{PANEL_PATTERN} (numbered from 2)"
+            )
+        numbers.add(int(numbered.group(1)))
+    if JUDGE_ROLE not in roles and not numbers:
+        return ()
+    panel = (JUDGE_ROLE, *(f"{JUDGE_ROLE}_{n}" for n in range(2, len(numbers) + 2)))
+    missing = [role for role in panel if role not in roles]
+    if missing:
+        bound = sorted((r for r in roles if r.startswith(JUDGE_ROLE)), key=len)
+        raise InputError(
+            f"model role {missing[0]} is missing: the judge panel's roles are {PANEL_PATTERN} "
+            f"without gaps; bound: {', '.join(bound)}"
+        )
+    return panel
+
+
+def judge_bound() -> bool:
+    """Whether the role `judge` is bound: without it no draft is judged, never by the model
+    under test."""
+    return JUDGE_ROLE in model_roles()
+
+
+def checked_panel(roles: Mapping[str, Model | list[Model]]) -> tuple[str, ...]:
+    """The judge panel's roles among the bound model roles (`model_roles()`), in panel order;
+    each must name one model."""
+    panel = panel_roles(roles)
+    for role in panel:
+        if isinstance(roles[role], list):
+            raise InputError(
+                f"model role {role} is bound to a list of models; bind one model per role "
+                f"({PANEL_PATTERN})"
+            )
+    return panel
+
+
+def panel_at_creation(allowed: bool) -> dict[str, object]:
+    """The judge panel and its self-judging, for the task metadata, where the task is made
+    inside its eval (the CLI, `eval()` of a task by name or function), before any sample runs:
+    the roles checked (one line each), the self-judging line said. Empty where the task is made
+    before its eval (`eval(attunebench(), model_roles=...)`): its solver checks and says them
+    when the first sample starts, and the report reads the roles from the log header."""
+    model = active_model()
+    if model is None:
+        return {}
+    roles = model_roles()
+    judges = {role: str(roles[role]) for role in checked_panel(roles)}
+    related = say_self_judging(str(model), judges, allowed, at_start=True)
+    return {"judges": judges, "self_judge": related}
+
+
+def self_judging(model: str, judges: Mapping[str, str]) -> dict[str, SelfJudge]:
+    """model role -> how the judge relates to the evaluated model, for the judges that are it
+    or of its family from the same maker."""
+    found = {role: self_judge(model, judge) for role, judge in judges.items()}
+    return {role: relation for role, relation in found.items() if relation is not None}
+
+
+def self_judge_line(model: str, judges: Mapping[str, str], related: Mapping[str, SelfJudge]) -> str:
+    named = "; ".join(f"{role} {judges[role]} ({relation})" for role, relation in related.items())
+    return (
+        f"self-judging: the judge panel has the evaluated model {model} or its family: "
+        f"{named}; its draft ratings may favour its own writing (-T allow_self_judge=true if "
+        "meant)"
+    )
+
+
+_SAID: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+
+
+def say_self_judging(
+    model: str, judges: Mapping[str, str], allowed: bool, *, at_start: bool
+) -> dict[str, SelfJudge]:
+    """Self-judging in this run, in one line: printed when the task is made (`at_start`,
+    before Inspect's display starts, so the line stays one line), or else logged by the solver
+    once per process (a task made before its eval, as in `eval(task, model_roles=...)`)."""
+    related = self_judging(model, judges)
+    key = (model, tuple(judges.items()))
+    if related and not allowed and (at_start or key not in _SAID):
+        _SAID.add(key)
+        line = self_judge_line(model, judges, related)
+        if at_start:
+            print(line, file=sys.stderr)
+        else:
+            logger.warning(line)
+    return related

@@ -1,0 +1,56 @@
+"""In what order a conversation's calls are sent: the one dependency rule (`after`) that the
+solver waits by and the estimate models a run by.
+
+The order changes no prompt, so scores do not depend on it; it decides what a provider's prompt
+cache can serve (docs/cost-and-scale.md).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from inspect_ai.model import Model
+
+from ._call_record import CallType
+from ._provider_rules import PREFIX_WRITER, resolved_config
+
+Schedule = Literal["auto", "prefix_first", "all_at_once"]
+SCHEDULES: tuple[Schedule, ...] = get_args(Schedule)
+"""`prefix_first`: within a conversation, the call that writes each shared prefix to a
+provider's cache goes first and the calls that read it once it is done; conversations run side
+by side. `all_at_once`: every call of a conversation at once. `auto`: all_at_once under a batch
+API (a batch is answered as a whole, so waiting would cost a batch round per turn),
+prefix_first otherwise."""
+
+
+def resolve_schedule(schedule: Schedule, model: Model) -> Schedule:
+    if schedule != "auto":
+        return schedule
+    return "all_at_once" if resolved_config(model).batch else "prefix_first"
+
+
+CallKey = tuple[CallType, int | None]
+"""A call of a conversation: its type and turn (None for the post-conversation call)."""
+
+
+def after(call: CallType, turn: int | None, turns: int, schedule: Schedule) -> tuple[CallKey, ...]:
+    """The calls whose end `call` waits for. Under `prefix_first`: turn n's HP-facing binary
+    call (the turn's prefix writer: its blocks reach the turn's reply) waits for turn n-1's;
+    the turn's other analysis calls, and the post-conversation call after the last turn, wait
+    for it; each draft waits for the one before (its chat is that draft's prefix) and each
+    judgement for its draft and the judgement before. Under `all_at_once` a judgement waits for
+    its draft only (it judges it). The solver waits by this, and the estimate models the order
+    of a run by it."""
+    previous = (turn or 1) - 1
+    if call == "judge":
+        chain: tuple[CallKey, ...] = (("judge", previous),) if previous else ()
+        return (("draft", turn), *(chain if schedule == "prefix_first" else ()))
+    if schedule != "prefix_first":
+        return ()
+    if call in (PREFIX_WRITER, "draft"):
+        return ((call, previous),) if previous else ()
+    if call == "post":
+        return ((PREFIX_WRITER, turns),)
+    if call in ("emotion", "binary_hp", "pairwise"):
+        return ((PREFIX_WRITER, turn),)
+    return ()

@@ -1,0 +1,467 @@
+"""The per-turn protocol as one Inspect solver.
+
+The protocol never feeds predictions back, so any call may run beside any other; what orders
+them is the bill. Every analysis call of a conversation opens with the same blocks (prompts.py),
+and under the `prefix_first` schedule the call that writes each shared prefix to a provider's
+cache goes first: turn n's HP-facing binary call (its transcript reaches turn n's reply, the
+longest prefix of the turn) after turn n-1's, and the turn's other analysis calls once it is
+done; the post-conversation call after the last turn's. Drafts form a chain of their own (each
+draft's chat is a prefix of the next), and so do the judge's calls. Conversations run side by
+side for throughput. Under `all_at_once` every call of a conversation starts at once.
+
+Each call's parsed prediction and status (and what the model wrote, where it could not be read
+as is) go to the store; the scorers read only that. Records are written to the store when the
+walk ends, not as each call returns: Inspect copies and diffs the whole store at the start and
+end of every span, so writes during concurrent turn spans cost time quadratic in the record
+count and log every record once per open span.
+
+Each turn is one span (and the post-conversation call another), so the transcript reads turn by
+turn; the calls inside a turn run in a plain task group rather than Inspect's `collect`, which
+would open a span of its own around every call: two more events and two store snapshots per call
+(64 conversations, 1,316 calls: 7,248 transcript events that way, 3,990 now, where a plain replay
+of the same requests through `collect` logs 4,524).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Model,
+    ModelOutput,
+    get_model,
+    model_roles,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import span
+
+from ..data._codebook import Codebook
+from ..data._samples import visible_of
+from ..data._schema import ResponseSource
+from ..data._split import VisibleConversation, VisibleTurn
+from . import _prompts as prompts
+from ._call_record import CallRecord, CallType, Status
+from ._credentials import warn_credentials
+from ._judges import checked_panel, say_self_judging
+from ._modes import ModeSpec
+from ._parse import Parsed, parse_answer, parse_draft
+from ._provider_rules import (
+    SEND_SCHEMA,
+    AnswerFormat,
+    RequestPolicy,
+    blocks,
+    breakpoints,
+    request_policy,
+)
+from ._schedule import CallKey, Schedule, after, resolve_schedule
+from ._schemas import (
+    CallSchema,
+    binary_hp_schema,
+    emotion_schema,
+    judge_schema,
+    pairwise_schema,
+    post_schema,
+)
+from ._store import JUDGE_ROLE, save_walk
+from ._summary import summarise
+from ._transport import generate_or_say
+
+ReplyCall = Literal["emotion", "binary_hp"]
+SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
+
+
+async def concurrently(*calls: Awaitable[None]) -> None:
+    """Run `calls` at once inside the current span. A failure cancels the others and is raised
+    as itself, not inside an exception group, as Inspect's `collect` does."""
+
+    async def run(call: Awaitable[None]) -> None:
+        await call
+
+    try:
+        async with anyio.create_task_group() as group:
+            for call in calls:
+                group.start_soon(run, call)
+    except BaseExceptionGroup as failures:
+        first = _first_leaf(failures)
+        raise first from first.__cause__
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def pairwise_labels(
+    seed: int, conversation_id: str, turn: int, epoch: int = 1
+) -> dict[str, ResponseSource]:
+    """Neutral label -> source, in a seeded order per conversation, turn and epoch. Epoch 1's
+    seed is that of task version 3-A, which had one order for every epoch, so epoch 1 shows
+    what it showed; epoch k > 1 adds k to the seed, so a model that picks by position cannot
+    pick the same reply in every epoch."""
+    order = list(SOURCES)
+    seeded = f"{seed}/{conversation_id}/{turn}"
+    random.Random(seeded if epoch == 1 else f"{seeded}/{epoch}").shuffle(order)
+    return {str(i + 1): source for i, source in enumerate(order)}
+
+
+@dataclass(frozen=True)
+class LabelledComparison:
+    id: str
+    """The comparison's id in the call ("c01", ...)."""
+    question_id: str
+    first: str
+    second: str
+    """The two neutral labels, in label order."""
+    key: str
+    """The comparison's key in the ground truth (question and unordered pair)."""
+
+
+@dataclass(frozen=True)
+class PairwiseView:
+    """What the pairwise call shows: the three replies under neutral labels and the
+    participant's comparisons between labels (the human-baseline page shows the same)."""
+
+    labels: dict[str, ResponseSource]
+    replies: list[tuple[str, str]]
+    """(label, text) in display order."""
+    comparisons: list[LabelledComparison]
+
+
+def pairwise_view(
+    seed: int, conversation_id: str, turn: VisibleTurn, epoch: int = 1
+) -> PairwiseView:
+    """The pairwise call of a turn in an epoch (the human baseline's page shows epoch 1's)."""
+    labels = pairwise_labels(seed, conversation_id, turn.turn_number, epoch)
+    label_of = {source: label for label, source in labels.items()}
+    comparisons = []
+    for index, comparison in enumerate(turn.comparisons):
+        first, second = sorted((label_of[comparison.response_a], label_of[comparison.response_b]))
+        comparisons.append(
+            LabelledComparison(
+                f"c{index + 1:02d}", comparison.question_id, first, second, comparison.key
+            )
+        )
+    replies = [(label, turn.response(source)) for label, source in labels.items()]
+    return PairwiseView(labels, replies, comparisons)
+
+
+async def ask(
+    model: Model,
+    messages: list[ChatMessage],
+    schema: CallSchema | None,
+    *,
+    call: CallType,
+    turn: int | None,
+    policy: RequestPolicy = SEND_SCHEMA,
+    context: dict[str, object] | None = None,
+    role: str | None = None,
+) -> CallRecord:
+    """One call with at most one repair round; returns the outcome as a record. A reply that
+    cannot be read is recorded as a parse failure with its reason, never raised."""
+    config = policy.config(schema.response_schema if schema else None)
+
+    def parse(output: ModelOutput) -> Parsed:
+        if not output.choices:
+            return Parsed(None, "the reply had no choices")
+        text = output.completion
+        return parse_answer(text, schema.model) if schema else parse_draft(text)
+
+    where = f"turn {turn}" if turn is not None else ""
+
+    async def generate(chat: list[ChatMessage]) -> ModelOutput:
+        return await generate_or_say(model, chat, config, call, where)
+
+    output = await generate(messages)
+    parsed = parse(output)
+    repair_raw: str | None = None
+    status: Status = "ok"
+    if not parsed.ok:
+        # With no choices there is no answer to correct, and an empty assistant turn is refused
+        # by some providers: the repair round asks the same question again.
+        repair = (
+            [
+                *messages,
+                output.message,
+                ChatMessageUser(content=prompts.REPAIR.format(error=parsed.error)),
+            ]
+            if output.choices
+            else messages
+        )
+        retry = await generate(repair)
+        repair_raw = retry.completion
+        reparsed = parse(retry)
+        status = "repaired" if reparsed.ok else "failed"
+        parsed = reparsed if reparsed.ok else parsed
+    record = CallRecord(
+        call=call,
+        turn=turn,
+        status=status,
+        raw=output.completion if status != "ok" else None,
+        repair_raw=repair_raw,
+        error=parsed.error if status == "failed" else None,
+        prediction=parsed.value if status != "failed" else None,
+        context=dict(context or {}),
+        role=role,
+    )
+    return record
+
+
+async def judge_draft(
+    judge: Model,
+    conv: VisibleConversation,
+    turn: VisibleTurn,
+    draft: str,
+    codebook: Codebook,
+    policy: RequestPolicy | None = None,
+    spine: Sequence[str] | None = None,
+    role: str = JUDGE_ROLE,
+) -> CallRecord:
+    """A judge's ratings of one turn's draft against the participant's own edited response,
+    and its answers to the turn's binary questions about the draft. The conversation's blocks
+    come first, as in every analysis call (each judge's own cache chain); a walk passes the
+    `spine` it built once. The record carries the judge's model `role`."""
+    schema = judge_schema(tuple(turn.binary_question_ids))
+    count = prompts.upto(turn.turn_number, reply=False)
+    spine = spine if spine is not None else prompts.spine(conv)
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=prompts.JUDGE_SYSTEM),
+        ChatMessageUser(content=blocks(spine[:count], breakpoints("judge", count))),
+        ChatMessageUser(content=prompts.judge_task(turn, draft, codebook, schema.shape)),
+    ]
+    return await ask(
+        judge,
+        messages,
+        schema,
+        call="judge",
+        turn=turn.turn_number,
+        policy=policy or request_policy(judge, "auto", conv.conversation_id),
+        role=role,
+    )
+
+
+class ConversationWalk:
+    """The calls of one conversation, built only from its visible part."""
+
+    def __init__(
+        self,
+        conv: VisibleConversation,
+        codebook: Codebook,
+        spec: ModeSpec,
+        seed: int,
+        model: Model,
+        judges: Mapping[str, Model],
+        answer_format: AnswerFormat = "auto",
+        schedule: Schedule = "auto",
+        epoch: int = 1,
+    ) -> None:
+        self.conv = conv
+        self.codebook = codebook
+        self.spec = spec
+        self.seed = seed
+        self.epoch = epoch
+        self.model = model
+        self.judges = dict(judges)
+        """model role -> judge, in panel order; empty: no judge."""
+        self.policy = request_policy(model, answer_format, conv.conversation_id)
+        self.judge_policies = {
+            role: request_policy(judge, answer_format, conv.conversation_id)
+            for role, judge in self.judges.items()
+        }
+        self.system = ChatMessageSystem(content=prompts.analyst_system(conv, spec))
+        self.spine = prompts.spine(conv)
+        self.records: list[CallRecord] = []
+        self.schedule = resolve_schedule(schedule, model)
+        self.done: dict[CallKey, anyio.Event] = {}
+
+    def _done(self, call: CallType, turn: int | None) -> anyio.Event:
+        return self.done.setdefault((call, turn), anyio.Event())
+
+    async def _after(self, call: CallType, turn: int | None) -> None:
+        """Wait for the calls this one follows (`after`), then run it."""
+        for key in after(call, turn, len(self.conv.turns), self.schedule):
+            await self._done(*key).wait()
+
+    def _analysis(self, call: CallType, turn: int, *, reply: bool, task: str) -> list[ChatMessage]:
+        """Shared prefix first (system, the conversation's blocks up to the turn's message or its
+        reply), the call's own text last."""
+        count = prompts.upto(turn, reply=reply)
+        return [
+            self.system,
+            ChatMessageUser(content=blocks(self.spine[:count], breakpoints(call, count))),
+            ChatMessageUser(content=task),
+        ]
+
+    async def _ask(
+        self,
+        messages: list[ChatMessage],
+        schema: CallSchema | None,
+        call: CallType,
+        turn: int | None,
+        context: dict[str, object] | None = None,
+    ) -> CallRecord:
+        record = await ask(
+            self.model, messages, schema, call=call, turn=turn, policy=self.policy, context=context
+        )
+        self.records.append(record)
+        self._done(call, turn).set()
+        return record
+
+    async def draft_and_judge(self, turn: VisibleTurn) -> None:
+        n = turn.turn_number
+        await self._after("draft", n)
+        messages: list[ChatMessage] = [
+            ChatMessageSystem(content=prompts.draft_system(self.conv, self.spec))
+        ]
+        # Each message as a block, as the next draft sends it (a plain string would not be its
+        # prefix byte for byte): the breakpoint after this turn's message is the only change.
+        for earlier in self.conv.turns[: n - 1]:
+            messages.append(ChatMessageUser(content=blocks([earlier.user_message])))
+            messages.append(ChatMessageAssistant(content=earlier.om_response))
+        messages.append(
+            ChatMessageUser(content=blocks([turn.user_message], breakpoints("draft", 1)))
+        )
+        draft = await self._ask(messages, None, "draft", n)
+        await self._after("judge", n)
+        # An unusable draft is scored as wrong without spending a judge call on it.
+        if draft.prediction:
+            text = draft.prediction["text"]
+            await concurrently(*(self.judge_one(role, turn, text) for role in self.judges))
+        # Set whether or not the draft was judged: the next judgements wait for these.
+        self._done("judge", n).set()
+
+    async def judge_one(self, role: str, turn: VisibleTurn, draft: str) -> None:
+        """One judge of the panel on the turn's draft."""
+        self.records.append(
+            await judge_draft(
+                self.judges[role],
+                self.conv,
+                turn,
+                draft,
+                self.codebook,
+                self.judge_policies[role],
+                self.spine,
+                role,
+            )
+        )
+
+    async def about_reply(self, turn: VisibleTurn, call: ReplyCall) -> None:
+        """A question about the turn's reply (emotion, or the binary questions HP-facing): its
+        blocks reach the reply. The turn's prefix writer also marks the participant's message,
+        the pairwise call's prefix; the next turn's writer reads past the reply."""
+        n = turn.turn_number
+        await self._after(call, n)
+        ids = tuple(turn.binary_question_ids)
+        if call == "emotion":
+            schema = emotion_schema(ids, self.spec.verbose)
+            task = prompts.emotion_task(turn, self.codebook, schema.shape)
+        else:
+            schema = binary_hp_schema(ids, self.spec.verbose)
+            task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
+        await self._ask(self._analysis(call, n, reply=True, task=task), schema, call, n)
+
+    async def pairwise(self, turn: VisibleTurn) -> None:
+        n = turn.turn_number
+        await self._after("pairwise", n)
+        view = pairwise_view(self.seed, self.conv.conversation_id, turn, self.epoch)
+        choices = {c.id: (c.first, c.second) for c in view.comparisons}
+        questions = {c.id: c.question_id for c in view.comparisons}
+        schema = pairwise_schema(
+            tuple((c, *pair) for c, pair in choices.items()), self.spec.verbose
+        )
+        task = prompts.pairwise_task(
+            turn, self.codebook, view.replies, choices, questions, schema.shape
+        )
+        await self._ask(
+            self._analysis("pairwise", n, reply=False, task=task),
+            schema,
+            "pairwise",
+            n,
+            context={
+                "labels": view.labels,
+                "comparisons": {c.id: c.key for c in view.comparisons},
+            },
+        )
+
+    async def post(self) -> None:
+        count = len(self.conv.turns)
+        await self._after("post", None)
+        cb = self.codebook
+        schema = post_schema(
+            tuple(cb.q1_options),
+            tuple(cb.q2_options),
+            tuple(cb.q3_options),
+            tuple(cb.follow_up_options),
+            self.spec.verbose,
+        )
+        await self._ask(
+            self._analysis("post", count, reply=True, task=prompts.post_task(cb, schema.shape)),
+            schema,
+            "post",
+            None,
+        )
+
+    async def turn(self, turn: VisibleTurn) -> None:
+        async with span(f"turn {turn.turn_number}", type="turn"):
+            await concurrently(
+                self.draft_and_judge(turn),
+                self.about_reply(turn, "binary_hp"),
+                self.about_reply(turn, "emotion"),
+                self.pairwise(turn),
+            )
+
+    async def run(self) -> None:
+        async def post() -> None:
+            async with span("post-conversation", type="turn"):
+                await self.post()
+
+        await concurrently(*(self.turn(t) for t in self.conv.turns), post())
+        save_walk(self.records, {role: str(judge) for role, judge in self.judges.items()})
+
+
+@solver
+def attunebench_solver(
+    mode: ModeSpec,
+    codebook: Codebook,
+    shuffle_seed: int,
+    answer_format: AnswerFormat = "auto",
+    schedule: Schedule = "auto",
+    allow_self_judge: bool = False,
+) -> Solver:
+    """Walk every turn of the conversation through the AttuneBench protocol; the pairwise
+    replies in the order of the sample's epoch, every draft judged by each judge of the panel."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        conv = visible_of(state.metadata)
+        model = get_model()
+        judges = {
+            role: get_model(role=role, required=True) for role in checked_panel(model_roles())
+        }
+        warn_credentials(model, *judges.values())
+        named = {role: str(judge) for role, judge in judges.items()}
+        say_self_judging(str(model), named, allow_self_judge, at_start=False)
+        walk = ConversationWalk(
+            conv,
+            codebook,
+            mode,
+            shuffle_seed,
+            model,
+            judges,
+            answer_format,
+            schedule,
+            epoch=state.epoch,
+        )
+        await walk.run()
+        text = summarise(state.store, conv)
+        state.messages.append(ChatMessageAssistant(content=text))
+        state.output = ModelOutput.from_content(model=str(walk.model), content=text)
+        return state
+
+    return solve

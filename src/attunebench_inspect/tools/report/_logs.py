@@ -1,0 +1,202 @@
+"""Reading AttuneBench runs from Inspect logs: the newest successful log per task/model/mode."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import fsspec  # type: ignore[import-untyped]  # (no type information; Inspect's own dependency)
+from inspect_ai.log import list_eval_logs
+from pydantic import ValidationError
+
+from ..._util.files import MAX_CONFIG_BYTES, kind, read_capped
+from ._log_fields import RunHeader, SampleRow, local_path, read_header, read_sample_rows
+
+COMPOSITE_SCORER = "composite_scorer"
+STABILITY_SCORER = "stability_scorer"
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
+"""How reading a log that is not whole fails (a copy cut short, a writer not done; Inspect's own
+reader says "EOCD not found"), locally or remotely."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One (task, model, mode) run: its log header; sample summaries are read on demand, one run
+    at a time, so many large runs never sit in memory together."""
+
+    location: str
+    header: RunHeader
+
+    @property
+    def samples(self) -> list[SampleRow]:
+        return read_sample_rows(self.location)
+
+    @property
+    def task(self) -> str:
+        return self.header.eval.task
+
+    @property
+    def model(self) -> str:
+        return self.header.eval.model
+
+    @property
+    def mode(self) -> str:
+        return mode_of(self.header)
+
+    @property
+    def version(self) -> str:
+        """The task version the run was made at: scores of different versions do not compare."""
+        return str(self.header.eval.task_version)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.task, self.model, self.mode, self.version)
+
+    def scored(self) -> list[SampleRow]:
+        """The sample-epochs that were scored (errored ones are left out, and counted)."""
+        return [s for s in self.samples if s.scores and COMPOSITE_SCORER in s.scores]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    location: str
+    reason: str
+
+
+def _remote_files(location: str) -> list[str]:
+    """The logs at a remote location (s3://bucket/prefix, ...), through fsspec as Inspect reads
+    them (s3fs for S3)."""
+    filesystem, path = fsspec.core.url_to_fs(location)
+    if filesystem.isdir(path):
+        return [info.name for info in list_eval_logs(location, descending=False)]
+    if filesystem.isfile(path):
+        return [location]
+    raise FileNotFoundError(f"no log file or folder at {location}")
+
+
+def log_files(paths: Sequence[str | Path]) -> list[str]:
+    """Every .eval/.json log under the given files and folders, local or remote."""
+    files: list[str] = []
+    for path in paths:
+        # A path, or a log's own location (a file:// URI, as Inspect and `Run.location` give it).
+        p = local_path(str(path))
+        if p is None:
+            files.extend(_remote_files(str(path)))
+        elif p.is_dir():
+            files.extend(info.name for info in list_eval_logs(str(p), descending=False))
+        elif p.exists():
+            files.append(str(p))
+        else:
+            raise FileNotFoundError(f"no log file or folder at {p}")
+    return files
+
+
+def _first_line(error: BaseException) -> str:
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+
+
+def _whole_json(path: Path) -> bool:
+    try:
+        json.loads(read_capped(path, MAX_CONFIG_BYTES))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _unreadable(path: Path | None, error: BaseException) -> str:
+    if isinstance(error, ValidationError) or (
+        path is not None and path.suffix == ".json" and _whole_json(path)
+    ):
+        # Whole JSON that Inspect cannot read as a log: nothing is still writing it.
+        return f"not an Inspect log ({_first_line(error.__cause__ or error)})"
+    return f"cannot be read: still being written, or not a whole log ({_first_line(error)})"
+
+
+def mode_of(header: RunHeader) -> str:
+    """A main-task run's mode; for the suite's other tasks, which have none, the task's own name
+    (`profile`, `contamination`), so that no other run reads as a mode's."""
+    mode = (header.eval.metadata or {}).get("mode")
+    return str(mode) if mode is not None else header.eval.task.rpartition("/")[2]
+
+
+def _is_attunebench(header: RunHeader) -> bool:
+    return "codebook_sha256" in (header.eval.metadata or {})
+
+
+def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
+    """The newest successful AttuneBench log per (task, model, mode, task version), and what was
+    left out.
+
+    `inspect eval-retry` writes a new log beside the failed one; the newest success wins. A log
+    that did not succeed (or whose every sample errored), or cannot be read yet, is listed with its
+    reason, not read.
+    """
+    newest: dict[tuple[str, str, str, str], tuple[str, RunHeader]] = {}
+    skipped: list[Skipped] = []
+    for location in log_files(paths):
+        path = local_path(location)
+        if path is not None and path.exists() and not path.is_file():
+            # A FIFO would hang the read, a device would not end.
+            skipped.append(Skipped(location, f"{kind(path.stat().st_mode)}, not a log file"))
+            continue
+        try:
+            header = read_header(location)
+        except _UNREADABLE as ex:
+            # Like a log still running: another process may be writing it; the rest is reported.
+            skipped.append(Skipped(location, _unreadable(path, ex)))
+            continue
+        except Exception as ex:
+            # Named like a log, but not one (Inspect's readers assert, or fail validation, on
+            # JSON without an `eval` section): listed, and every good log is still reported.
+            skipped.append(Skipped(location, f"not an Inspect log ({_first_line(ex)})"))
+            continue
+        if not _is_attunebench(header):
+            continue
+        if header.status != "success":
+            if header.error:
+                reason = header.error.message.splitlines()[0]
+            elif header.status == "started":
+                # Another process may be writing it (a shared log store), or it was cut off.
+                reason = "still running, or stopped without finishing"
+            else:
+                reason = header.status
+            skipped.append(Skipped(location, f"status {header.status}: {reason}"))
+            continue
+        key = Run(location, header).key
+        current = newest.get(key)
+        if current is None or header.eval.created > current[1].eval.created:
+            if current is not None:
+                skipped.append(Skipped(current[0], "superseded by a newer successful log"))
+            newest[key] = (location, header)
+        else:
+            skipped.append(Skipped(location, "superseded by a newer successful log"))
+    runs = []
+    for location, header in newest.values():
+        results = header.results
+        if results is None or results.completed_samples == 0 or not results.scores:
+            reason = (
+                "the run had no samples (--limit 0)"
+                if header.eval.ran_no_sample
+                else "no sample was scored (every sample errored)"
+            )
+            skipped.append(Skipped(location, reason))
+            continue
+        runs.append(Run(location, header))
+    runs.sort(key=lambda r: r.key)
+    return runs, skipped
+
+
+def score_values(samples: Iterable[SampleRow], scorer: str) -> dict[str, list[dict[str, float]]]:
+    """Per conversation id, the scorer's value dict of every epoch."""
+    values: dict[str, list[dict[str, float]]] = {}
+    for sample in samples:
+        score = (sample.scores or {}).get(scorer)
+        if score is not None and isinstance(score.value, dict):
+            values.setdefault(str(sample.id), []).append(
+                {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
+            )
+    return values
