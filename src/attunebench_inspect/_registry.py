@@ -1,19 +1,19 @@
-"""Everything the `inspect_ai` entry point registers: tasks, scorers, model providers."""
+"""Inspect's registry of the suite (the `inspect_ai` entry point): the main task's tasks, scorers
+and baselines, then each instrument's tasks, scorers and planted models. An instrument with a
+task, a scorer or a model provider joins here."""
 
 # ruff: noqa: F401
 from .attunebench import (
     attunebench,
-    contamination,
     default,
     omniscient,
-    profile,
     verbose,
     verbose_omniscient,
 )
-from .instruments.contamination import contamination_scorer
-from .instruments.contamination._memorizer import memorizer
-from .instruments.human._replay import human_replay
-from .instruments.profile._scorer import profile_scorer
+from .instruments.contamination import contamination, contamination_scorer, memorizer
+from .instruments.human import human_replay
+from .instruments.profile import profile, profile_scorer
+from .instruments.stability import stability_scorer
 from .providers._baselines import attunebench_baselines
 from .score import (
     binary_scorer,
@@ -23,5 +23,4 @@ from .score import (
     draft_scorer,
     emotion_scorer,
     pairwise_scorer,
-    stability_scorer,
 )

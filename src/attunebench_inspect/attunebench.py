@@ -1,5 +1,4 @@
-"""The AttuneBench tasks: `attunebench(mode=...)`, a task per mode, the experimental profile
-task, and the contamination probe.
+"""The AttuneBench tasks: `attunebench(mode=...)` and a task per mode.
 
 Every task checks its parameters and loads its data set through `parameters.py`; the mode tasks
 are `attunebench` with the mode fixed, made by one factory from the mode declaration
@@ -12,22 +11,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from inspect_ai import Task, task
 
 from ._parameters import TASK_VERSION, check, load, no_unknown, one_of, told
-from .data._problems import DataError, InputError, shorten
+from .data._problems import InputError, shorten
 from .data._samples import to_dataset
 from .data._source import BUNDLED
-from .instruments.contamination._dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
-from .instruments.contamination._scorer import CONTAMINATION_HEADLINE, contamination_scorer
-from .instruments.contamination._solver import contamination_solver
-from .instruments.profile._fields import PROFILE_OPTIONS_KEY, check_profiles, profile_dataset
-from .instruments.profile._scorer import PROFILE_HEADLINE, profile_scorer
-from .instruments.profile._solver import profile_solver, vocabulary_problems
-from .instruments.profile._vocabulary import load_vocabulary, vocabulary_warnings
 from .score import HEADLINE, attunebench_scorers
 from .score._scorers import scorer_families
 from .score._viewer import viewer_config
@@ -171,110 +162,13 @@ if tuple(MODE_TASKS) != MODES:  # pragma: no cover - a declaration without its t
     raise RuntimeError(f"attunebench.py must define one task per mode, in order: {MODES}")
 
 
-@task
-def profile(
-    data: str = BUNDLED,
-    codebook: str | None = None,
-    vocabulary: str | None = None,
-    skip_invalid: bool = False,
-    **unknown: Any,
-) -> Task:
-    """Experimental: predict the participant's profile (demographics, diagnoses, computed scores,
-    topic attitude) from the whole conversation, in one call (docs/profile.md).
-
-    Args:
-        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
-            bundled, the bundled synthetic set).
-        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
-            codebook).
-        vocabulary: the answer options of the profile fields, JSON shaped as the bundled
-            dataset/profile_vocabulary.json (default: that file).
-        skip_invalid: run without invalid conversations (listed in the task metadata) instead
-            of stopping with the list of problems.
-    """
-    with told():
-        no_unknown(unknown, ("data", "codebook", "vocabulary", "skip_invalid"))
-        check("vocabulary", vocabulary, (str, type(None)), "a path")
-        words = load_vocabulary(vocabulary)
-        unusable = vocabulary_problems(words)
-        if unusable:
-            raise DataError(unusable)
-        loaded = load(data, codebook, skip_invalid)
-        loaded = replace(loaded, result=check_profiles(loaded.result, skip_invalid))
-        conversations = loaded.result.conversations
-        warnings = [
-            *words.warnings,
-            *(w for c in conversations for w in vocabulary_warnings(c, words)),
-        ]
-        options = words.options()
-        return Task(
-            dataset=profile_dataset(conversations, name=loaded.dataset_name),
-            solver=profile_solver(options),
-            scorer=profile_scorer(words.dump()),
-            headline_metric=PROFILE_HEADLINE,
-            version=TASK_VERSION,
-            continue_on_fail=True,
-            metadata={
-                **loaded.metadata(warnings),
-                "profile_vocabulary": words.path,
-                "profile_vocabulary_sha256": words.sha256,
-                PROFILE_OPTIONS_KEY: options,
-            },
-        )
-
-
-@task
-def contamination(
-    data: str = BUNDLED,
-    codebook: str | None = None,
-    seed: int = 0,
-    skip_invalid: bool = False,
-    **unknown: Any,
-) -> Task:
-    """Has the model seen these conversations? Golchin & Surdeanu's guided-instruction probe on
-    the data set's published texts: a verdict beside the Composite (docs/contamination.md).
-
-    Args:
-        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
-            bundled, the bundled synthetic set).
-        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
-            codebook).
-        seed: seed of the random length of each text's shown segment.
-        skip_invalid: run without invalid conversations (listed in the task metadata) instead
-            of stopping with the list of problems.
-    """
-    with told():
-        no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid"))
-        check("seed", seed, int, "an integer")
-        loaded = load(data, codebook, skip_invalid)
-        probe = probe_data(
-            loaded.result.conversations, seed, str(loaded.source.conversations), loaded.dataset_name
-        )
-        return Task(
-            dataset=probe.dataset,
-            solver=contamination_solver(),
-            scorer=contamination_scorer(),
-            headline_metric=CONTAMINATION_HEADLINE,
-            version=TASK_VERSION,
-            continue_on_fail=True,
-            metadata={
-                **loaded.metadata(),
-                "seed": seed,
-                NOT_PROBED_KEY: [str(p) for p in probe.not_probed],
-                METHOD_KEY: METHOD,
-            },
-        )
-
-
 __all__ = [
     "MODE_TASKS",
     "PARAMETERS",
     "TASK_VERSION",
     "attunebench",
-    "contamination",
     "default",
     "omniscient",
-    "profile",
     "verbose",
     "verbose_omniscient",
 ]

@@ -1,4 +1,5 @@
-"""`build_report`: logs in, every analysis out, as typed objects (the Python API of the report)."""
+"""`build_report`: logs in, every analysis out, as typed objects (the Python API of the report):
+the main task's analyses (tools/report/) and each instrument's."""
 
 from __future__ import annotations
 
@@ -16,6 +17,16 @@ from ..instruments.contamination._report import (
     contamination_rows,
     is_contamination_run,
 )
+from ..instruments.contamination._section import beside
+from ..instruments.human._comparison import HumanComparison, human_comparison
+from ..instruments.profile._analyses import (
+    DiagnosisInference,
+    ProfileCapability,
+    ProfileRow,
+    diagnosis_inference,
+    profile_capability,
+    profile_leaderboard,
+)
 from ..instruments.profile._table import is_profile_run, profile_table
 from ..instruments.reannotation._labels import read_identities
 from ..instruments.reannotation._study import ThirdPartySection, rescore_runs, third_party_section
@@ -24,18 +35,9 @@ from ..score._catalog import DIAGNOSTIC
 from ..solve._modes import PRIMARY
 from ..tools.report import _analyses as analyses
 from ..tools.report._filters import FilterError, load_groups, parse_filter
-from ..tools.report._logs import Run, Skipped, read_runs
+from ..tools.report._logs import Run, RunInfo, Skipped, is_main_task_run, read_runs
 from ..tools.report._run_table import RunTable, model_label, run_table
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    model: str
-    mode: str
-    task: str
-    conversations: int
-    log: str
-    task_version: str = ""
+from ..tools.report._sections.base import Beside
 
 
 @dataclass(frozen=True)
@@ -61,12 +63,12 @@ class Report:
     mode_deltas: list[analyses.ModeDelta]
     operations: list[analyses.Operations]
     subgroups: list[analyses.SubgroupRow] = field(default_factory=list)
-    human: list[analyses.HumanComparison] = field(default_factory=list)
+    human: list[HumanComparison] = field(default_factory=list)
     """Each human run beside each model on their shared conversations."""
-    profile: list[analyses.ProfileRow] = field(default_factory=list)
+    profile: list[ProfileRow] = field(default_factory=list)
     """The profile task's runs: every profile metric with its bootstrap interval."""
-    diagnosis_inference: list[analyses.DiagnosisInference] = field(default_factory=list)
-    profile_capability: list[analyses.ProfileCapability] = field(default_factory=list)
+    diagnosis_inference: list[DiagnosisInference] = field(default_factory=list)
+    profile_capability: list[ProfileCapability] = field(default_factory=list)
     stability: list[RunStability] = field(default_factory=list)
     """Per run: position, reruns, the judge panel (docs/stability.md)."""
     rank_stability: list[RankTable] = field(default_factory=list)
@@ -75,6 +77,10 @@ class Report:
     """Every run against third-party labels (`--third-party`); None without answer files."""
     contamination: list[ContaminationRow] = field(default_factory=list)
     """One row per model probed for contamination: the verdict beside its Composite."""
+
+    def beside_composite(self) -> list[Beside]:
+        """The instruments' columns beside the Composite on the leaderboard."""
+        return beside(self.contamination)
 
     def composite(self, model: str, mode: str = PRIMARY) -> float:
         """The Composite of a model in a mode (NaN if absent): for gating pipelines."""
@@ -89,7 +95,7 @@ def _only(table: RunTable, keep: set[str]) -> RunTable:
         table,
         conversations={k: v for k, v in table.conversations.items() if k in keep},
         epoch_composites={k: v for k, v in table.epoch_composites.items() if k in keep},
-        records=[r for r in table.records if r.conversation in keep],
+        instrument_scores=[s for s in table.instrument_scores if s.conversation in keep],
     )
 
 
@@ -120,12 +126,6 @@ def one_version(
         if r.version != chosen
     ]
     return chosen, versions, kept, skipped
-
-
-def is_main_task_run(run: Run) -> bool:
-    """A run of the main task (a mode), not of the profile task or the contamination probe: what
-    the Composite, the leaderboard and every analysis of the paper read."""
-    return not is_profile_run(run) and not is_contamination_run(run)
 
 
 def build_report(
@@ -206,10 +206,10 @@ def build_report(
         win_rates=analyses.win_rates(tables),
         mode_deltas=analyses.mode_deltas(tables),
         operations=analyses.operations(tables),
-        human=analyses.human_comparison(tables, settings),
-        profile=analyses.profile_leaderboard(profile_tables, settings),
-        diagnosis_inference=analyses.diagnosis_inference(profile_tables),
-        profile_capability=analyses.profile_capability(tables, profile_tables),
+        human=human_comparison(tables, settings),
+        profile=profile_leaderboard(profile_tables, settings),
+        diagnosis_inference=diagnosis_inference(profile_tables),
+        profile_capability=profile_capability(tables, profile_tables),
         subgroups=analyses.compare_subgroup(tables, parse_filter(compare, named), settings)
         if compare
         else [],
@@ -232,7 +232,7 @@ def _main_task(
         gaps = analyses.perspective_gaps([table], settings)
         perspective += gaps
         stability.append(run_stability(run, table, gaps, settings))
-        tables.append(dataclasses.replace(table, records=[]))
+        tables.append(dataclasses.replace(table, instrument_scores=[]))
     return tables, perspective, stability
 
 

@@ -39,6 +39,10 @@ class Metadata(_Published):
     text: str
 
 
+NO_DIAGNOSIS = "None of the above"
+"""The format's entry for "no diagnosis" in `diagnoses`: the empty set of conditions."""
+
+
 class Demographics(_Published):
     country: str | None = None
     education: str | None = None

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._util.text_match import FUZZY_THRESHOLD, matches
-from ..instruments.profile._vocabulary import Vocabulary, vocabulary_warnings
 from ._codebook import Codebook
 from ._load import LoadedConversation, read_conversations
 from ._problems import DataProblem, shorten
@@ -66,19 +66,21 @@ def follow_up_warnings(loaded: LoadedConversation, codebook: Codebook) -> list[D
     ]
 
 
+Check = Callable[[Sequence[LoadedConversation]], list[DataProblem]]
+"""What a task other than the main one warns of in a data set (the profile task: labels its
+vocabulary cannot place)."""
+
+
 def validate_path(
-    path: str | Path, codebook: Codebook, vocabulary: Vocabulary
+    path: str | Path, codebook: Codebook, checks: Sequence[Check] = ()
 ) -> ValidationSummary:
-    """Every problem and warning of a dataset: its format against the codebook, and its profile
-    labels against the profile task's vocabulary."""
+    """Every problem and warning of a dataset: its format against the codebook, and what
+    `checks` find."""
     result = read_conversations(path, codebook)
     convs = [c.conversation for c in result.conversations]
     turns = [t for c in convs for t in c.turns]
-    warnings = [
-        w
-        for c in result.conversations
-        for w in (*follow_up_warnings(c, codebook), *vocabulary_warnings(c, vocabulary))
-    ]
+    warnings = [w for c in result.conversations for w in follow_up_warnings(c, codebook)]
+    warnings += [w for check in checks for w in check(result.conversations)]
     return ValidationSummary(
         files=len({p.source for p in result.problems} | {c.source for c in result.conversations}),
         conversations=result.records,
@@ -89,7 +91,5 @@ def validate_path(
         pairwise_comparisons=sum(len(t.annotations.pairwiseComparisons) for t in turns),
         problems=result.problems,
         ids=[c.conversationId for c in convs],
-        warnings=sorted(
-            [*result.warnings, *vocabulary.warnings, *warnings], key=lambda w: w.source
-        ),
+        warnings=sorted([*result.warnings, *warnings], key=lambda w: w.source),
     )

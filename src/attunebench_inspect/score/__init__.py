@@ -1,8 +1,11 @@
-"""Metrics (pure), the VAD matrix, per-conversation scoring and the Inspect scorers."""
+"""The main task's metrics: the catalog, the pure metric functions, per-conversation scoring and
+the Inspect scorers (one per metric family, the Composite first)."""
 
 from ._rejudge import draft_rejudge
 from ._scorers import (
     HEADLINE,
+    MainTaskScorer,
+    add_to_main_task,
     attunebench_scorers,
     binary_scorer,
     composite_scorer,
@@ -11,12 +14,12 @@ from ._scorers import (
     emotion_scorer,
     pairwise_scorer,
     pooled_binary,
-    stability_figures,
-    stability_scorer,
 )
 
 __all__ = [
     "HEADLINE",
+    "MainTaskScorer",
+    "add_to_main_task",
     "attunebench_scorers",
     "binary_scorer",
     "composite_scorer",
@@ -26,6 +29,4 @@ __all__ = [
     "emotion_scorer",
     "pairwise_scorer",
     "pooled_binary",
-    "stability_figures",
-    "stability_scorer",
 ]

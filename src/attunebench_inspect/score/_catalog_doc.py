@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Protocol
 
 from .._util.files import MAX_CONFIG_BYTES, read_capped, write_atomic
 from ._catalog import CATALOG
-from ._counts import COUNTS, UNPLACED_LABELS
 from ._metric_spec import MetricSpec
 
 BEGIN = "<!-- BEGIN GENERATED: attunebench metrics --write scorers/METRICS.md -->"
@@ -23,14 +23,6 @@ SECTIONS = (
      "value is the mean over conversations"),
     ("Pooled metrics", "run", "computed once over every judgement of the run"),
 )  # fmt: skip
-STABILITY = (
-    "Does the score hold still? Instruments beside the Composite, never in it "
-    "([docs/stability.md](../docs/stability.md)), written by `stability_scorer`. Its metric reads "
-    "every epoch's scores unreduced (Inspect's `@metric(scores=\"unreduced\")`), so what "
-    "compares epochs can be a log metric; each appears only where it applies (two epochs, two "
-    "judges). The report adds their intervals and verdicts, position shares by position, and "
-    "rank stability across models"
-)
 _GROUPS = {
     "headline": "headline",
     "pillar": "pillar",
@@ -41,11 +33,37 @@ _GROUPS = {
     "informational": "informational",
     "operational": "operational",
     "stability": "stability",
-    "profile_headline": "profile headline",
-    "profile_part": "profile part",
-    "profile_field": "profile field",
-    "profile_operational": "operational",
 }
+TABLE_HEAD = (
+    "| metric | label | group | definition | edge cases | range | random | majority |",
+    "|---|---|---|---|---|---|---|---|",
+)
+
+
+class DocumentedMetric(Protocol):
+    """What a row of METRICS.md says of a metric: the main task's `MetricSpec` and an
+    instrument's own declarations (the profile task's `ProfileSpec`) alike."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def definition(self) -> str: ...
+    @property
+    def edge_cases(self) -> str: ...
+    @property
+    def higher_is_better(self) -> bool: ...
+    @property
+    def low(self) -> float: ...
+    @property
+    def high(self) -> float: ...
+    @property
+    def expected(self) -> float | None: ...
+    @property
+    def chance(self) -> float | None: ...
+    @property
+    def majority(self) -> float | None: ...
 
 
 def _number(value: float | None) -> str:
@@ -54,7 +72,7 @@ def _number(value: float | None) -> str:
     return f"{value:.2f}" if abs(value) >= 10 else f"{value:.3f}"
 
 
-def _range(entry: MetricSpec) -> str:
+def _range(entry: DocumentedMetric) -> str:
     low, high = (f"{v:g}" for v in (round(entry.low, 3), round(entry.high, 3)))
     arrow = "higher is better" if entry.higher_is_better else "lower is better"
     if entry.expected is not None:
@@ -62,11 +80,17 @@ def _range(entry: MetricSpec) -> str:
     return f"{low} to {high}, {arrow}"
 
 
-def _row(entry: MetricSpec) -> str:
+def _group(entry: MetricSpec) -> str:
+    return _GROUPS[entry.group] + (f", pillar {entry.pillar}" if entry.pillar else "")
+
+
+def metric_row(entry: DocumentedMetric, group: str | None = None) -> str:
+    """A metric's row of METRICS.md; `group` says how it is grouped (default: the main task's
+    group and pillar of a `MetricSpec`)."""
     cells = [
         f"`{entry.name}`",
         entry.label,
-        _GROUPS[entry.group] + (f", pillar {entry.pillar}" if entry.pillar else ""),
+        group if group is not None else _group(entry),  # type: ignore[arg-type]
         entry.definition,
         entry.edge_cases or "-",
         _range(entry),
@@ -76,50 +100,28 @@ def _row(entry: MetricSpec) -> str:
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
-def catalog_markdown() -> str:
-    head = (
-        "| metric | label | group | definition | edge cases | range | random | majority |\n"
-        "|---|---|---|---|---|---|---|---|"
-    )
-    parts: list[str] = []
-    composite = [e for e in CATALOG if e.family == "composite"]
-    parts += ["### The Composite, its pillars and the parse-failure rate", "", head]
-    parts += [_row(e) for e in composite] + [""]
+def main_markdown() -> list[str]:
+    """The main task's tables of METRICS.md: the Composite, then turn, conversation-wide and
+    pooled metrics."""
+    parts = ["### The Composite, its pillars and the parse-failure rate", "", *TABLE_HEAD]
+    parts += [metric_row(e) for e in CATALOG if e.family == "composite"] + [""]
     for title, level, note in SECTIONS:
-        rows = [
-            e
-            for e in CATALOG
-            if e.level == level
-            and e.family not in ("composite", "rejudge", "profile")
-            and e.group != "stability"
-        ]
-        parts += [f"### {title}", "", note[0].upper() + note[1:] + ".", "", head]
-        parts += [_row(e) for e in rows] + [""]
-    parts += ["### Stability", "", STABILITY + ".", "", head]
-    parts += [_row(e) for e in CATALOG if e.group == "stability"] + [""]
-    parts += [
-        "### Profile prediction (the experimental `profile` task)",
-        "",
-        "From the profile task's one call (docs/profile.md); the run value is the mean over "
-        "conversations. Part and field values are on 0 to 1; `pillar` names the part a field "
-        "feeds. The options come from the profile vocabulary, fixed whatever the data "
-        "(dataset/profile_vocabulary.json or `-T vocabulary=FILE`). Beside the metrics, every "
-        f"sample's score carries `{UNPLACED_LABELS}`, {COUNTS[UNPLACED_LABELS]}: the log's data "
-        "warnings and `attunebench validate` name them, and the report sums them per run.",
-        "",
-        head,
-        *(_row(e) for e in CATALOG if e.family == "profile"),
-        "",
-    ]
+        rows = [e for e in CATALOG if e.level == level and e.family not in ("composite", "rejudge")]
+        parts += [f"### {title}", "", note[0].upper() + note[1:] + ".", "", *TABLE_HEAD]
+        parts += [metric_row(e) for e in rows] + [""]
+    return parts
+
+
+def rejudged_markdown() -> list[str]:
+    """The last section of METRICS.md: the names `inspect score` with `draft_rejudge` writes."""
     rejudged = [e for e in CATALOG if e.family == "rejudge"]
-    parts += [
+    return [
         "### Rejudged drafts",
         "",
         "Written by `inspect score LOG --scorer attunebench_inspect/draft_rejudge`, beside the "
         "original judge's: " + ", ".join(f"`{e.name}`" for e in rejudged) + ".",
         "",
     ]
-    return "\n".join(parts).rstrip() + "\n"
 
 
 def replace_block(text: str, block: str) -> str:
@@ -128,6 +130,7 @@ def replace_block(text: str, block: str) -> str:
     return text[:start] + "\n\n" + block + "\n" + text[end:]
 
 
-def write(path: str | Path) -> None:
+def write(path: str | Path, block: str) -> None:
+    """Replace the generated block of the METRICS.md at `path` by `block`."""
     text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8")
-    write_atomic(path, replace_block(text, catalog_markdown()))
+    write_atomic(path, replace_block(text, block))

@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
-from functools import cache
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .._util.files import MAX_CONFIG_BYTES, FileProblem, read_capped
 from ..data._codebook import cached_codebook
 from ..data._split import comparison_key
-from ..instruments.profile._fields import PROFILE_FIELDS
-from ..instruments.profile._metrics import ProfileInputs
-from ..instruments.profile._vocabulary import Vocabulary, load_vocabulary
 from ..solve._predictions import JudgeVerdict, PostPredictions
 from . import _metrics as metrics
 from ._catalog import COMPOSITE_INPUTS, POOLED_STATS, pooled_name, spec
@@ -113,26 +109,6 @@ def post_case(case: Mapping[str, Any]) -> PostInputs:
     )
 
 
-@cache
-def _bundled_vocabulary() -> Vocabulary:
-    return load_vocabulary()
-
-
-def profile_case(case: Mapping[str, Any]) -> ProfileInputs:
-    """A profile case: the answer (flat, as the profile call gives it), the participant's profile
-    in the published `participant_profile` shape, and, where a case sets them, the vocabularies
-    of some fields in place of the bundled ones."""
-    truth: Mapping[str, Any] = case.get("truth") or {}
-    sections = {**truth.get("demographics", {}), **truth.get("computed_scores", {})}
-    sections["conversation_topic_attitude"] = truth.get("conversation_topic_attitude")
-    vocabulary = Vocabulary.of({**_bundled_vocabulary().dump(), **case.get("vocabulary", {})})
-    values = {
-        f.name: sections.get(f.name, [] if f.kind in ("multi", "text") else None)
-        for f in PROFILE_FIELDS
-    }
-    return ProfileInputs.of(case.get("prediction"), values, vocabulary)
-
-
 def _nan(value: float | None) -> float:
     return metrics.NAN if value is None else float(value)
 
@@ -146,8 +122,6 @@ def compute(metric: str, case: Mapping[str, Any]) -> float:
         return entry.turn(turn_case(entry.family, case))
     if entry.conversation is not None:
         return entry.conversation(post_case(case))
-    if entry.profile is not None:
-        return entry.profile(profile_case(case))
     if metric in _POOLED:
         view, stat = _POOLED[metric]
         counts = turn_case("binary", case).counts(view)
@@ -179,7 +153,14 @@ def bundled_case_files() -> list[Path]:
     return sorted(folder.glob("*.json"))
 
 
-def check_case(source: str, case: Mapping[str, Any]) -> tuple[bool, str]:
+Compute = Callable[[str, Mapping[str, Any]], float]
+"""The value the code gives a case of a metric (`compute`; an instrument's own metrics have
+theirs, e.g. instruments/profile/_conformance.py)."""
+
+
+def check_case(
+    source: str, case: Mapping[str, Any], compute: Compute = compute
+) -> tuple[bool, str]:
     """(passed, one report line) for one case."""
     name, metric = str(case.get("name", "?")), str(case.get("metric", "?"))
     expected = metrics.NAN if case.get("expected") is None else float(case["expected"])
@@ -193,7 +174,7 @@ def check_case(source: str, case: Mapping[str, Any]) -> tuple[bool, str]:
     return ok, f"{verdict} {source} :: {name} [{metric}] expected {_show(expected)}, got {got}"
 
 
-def run_cases(files: Sequence[Path]) -> tuple[int, int, list[str]]:
+def run_cases(files: Sequence[Path], compute: Compute = compute) -> tuple[int, int, list[str]]:
     """(passed, failed, report lines) over every case of every file."""
     passed = failed = 0
     lines: list[str] = []
@@ -204,7 +185,7 @@ def run_cases(files: Sequence[Path]) -> tuple[int, int, list[str]]:
             found = f"{type(ex).__name__} ({ex})"
             raise FileProblem(file, found, 'a JSON object with a "cases" list') from None
         for case in cases:
-            ok, line = check_case(file.name, case)
+            ok, line = check_case(file.name, case, compute)
             passed += ok
             failed += not ok
             lines.append(line)

@@ -1,5 +1,5 @@
 """The per-conversation counts kept beside the metrics: the pooled metrics, the report's
-operations table and its profile table are computed from them."""
+operations table are computed from them."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from ._inputs import BINARY_VIEWS
 from ._metric_spec import REJUDGE_PREFIX, Family
 
 COUNT_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn")
-UNPLACED_LABELS = "profile_unplaced_labels"
-"""The count, in a profile score, of the participant's labels the vocabulary could not place."""
 COUNTS: dict[str, str] = {
     **{
         f"{view}_{count}": f"binary judgements ({view} view): {count}"
@@ -27,11 +25,9 @@ COUNTS: dict[str, str] = {
     "calls": "calls of the evaluated model",
     "parse_failures": "calls of the evaluated model whose answer failed to parse",
     "repaired": "calls whose answer parsed after the repair round",
-    UNPLACED_LABELS: "the count of the participant's labels that the profile vocabulary cannot "
-    "place (their fields are not scored)",
 }
 """Per-conversation counts kept beside the metrics: in `Score.value` where a run-level metric
-reads them (`VALUE_COUNTS`, and the profile task's `UNPLACED_LABELS`), else in `Score.metadata`
+reads them (`VALUE_COUNTS`), else in `Score.metadata`
 (task version 3-B on; before it, every count was in the value). The report reads both places."""
 VALUE_COUNTS: dict[Family, tuple[str, ...]] = {
     "composite": ("calls", "parse_failures", "repaired"),

@@ -13,9 +13,9 @@ from typing import Literal, TypeVar, get_args
 
 from .._util import text_match
 from ..data._split import GroundTruth, TurnTruth
-from ..instruments.stability._agreement import panel_verdict
 from ..solve._predictions import BinaryAnswer, JudgeVerdict, PostPredictions, TurnPredictions
 from . import _metrics as metrics
+from ._panel import panel_verdict
 
 BinaryView = Literal["om", "hp", "om_hp_facing", "hp_hp_facing"]
 """Which predicted binary answers a metric reads: the original model's behaviour (om) or the

@@ -10,27 +10,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from ..instruments.profile._metrics import ProfileInputs
 from ._chance_levels import measured
 from ._inputs import PostInputs, TurnInputs
 
 Family = Literal[
     "composite", "emotion", "binary", "pairwise", "draft", "rejudge", "conversation_wide",
-    "similarity", "stability", "profile",
+    "similarity", "stability",
 ]  # fmt: skip
 FAMILIES: tuple[Family, ...] = get_args(Family)
 Level = Literal["turn", "conversation", "run"]
 Group = Literal[
     "headline", "pillar", "canonical", "alongside", "pooled", "diagnostic", "informational",
-    "operational", "stability", "profile_headline", "profile_part", "profile_field",
-    "profile_operational",
+    "operational", "stability",
 ]  # fmt: skip
 """How seed 003 groups a metric: the Composite and its pillars; the paper-canonical Composite
 inputs; "reported alongside but not in the Composite"; the pooled view of binary accuracy;
 diagnostic-only and informational variants; operational counts of the run itself; and the
-stability instruments (docs/stability.md), beside the Composite and never in it. The
-profile task (`profile` family) has groups of its own: its composite, its four parts, the
-fields, and its parse failures; its scorer logs every one of them in its own log header."""
+figures the stability instrument writes into the main task's log (`stability`: its scorer is a
+family of the main task's log, declared by the instrument, instruments/stability/_catalog.py),
+beside the Composite and never in it."""
 RUN_LEVEL_GROUPS: tuple[Group, ...] = (
     "headline",
     "pillar",
@@ -43,11 +41,8 @@ RUN_LEVEL_GROUPS: tuple[Group, ...] = (
 """Groups with a run-level metric in the log header (and the end-of-run results panel); the
 others stay in every sample's `Score.value` and reach reports through `--diagnostics`."""
 
-Pillar = Literal[
-    "emotion", "evaluation", "holistic", "holistic_questions", "demographics", "scores"
-]
-"""The main Composite's pillars; and the profile parts whose fields the catalog lists
-(`demographics`, `scores`)."""
+Pillar = Literal["emotion", "evaluation", "holistic", "holistic_questions"]
+"""The Composite's pillars."""
 REJUDGE_PREFIX = "rejudge_"
 """The names of the rejudge family: a draft metric's name after it (`inspect score` with
 `draft_rejudge` writes them beside the original judge's)."""
@@ -72,8 +67,6 @@ class MetricSpec:
     turn: Callable[[TurnInputs], float] | None = field(default=None, repr=False)
     """Per-turn value; the conversation value is the mean over the turns where it is defined."""
     conversation: Callable[[PostInputs], float] | None = field(default=None, repr=False)
-    profile: Callable[[ProfileInputs], float] | None = field(default=None, repr=False)
-    """The profile task's metrics: a function of the profile call's answer and the profile."""
 
     @property
     def chance(self) -> float | None:
@@ -92,9 +85,8 @@ class MetricSpec:
 
     @property
     def computed(self) -> bool:
-        """Computed per conversation by `score_conversation`, or `score_profile` for the profile
-        family (vs. by its own scorer or the run)."""
-        return self.turn is not None or self.conversation is not None or self.profile is not None
+        """Computed per conversation by `score_conversation` (vs. by its own scorer or the run)."""
+        return self.turn is not None or self.conversation is not None
 
     def is_better(self, a: float, b: float) -> bool:
         return a > b if self.higher_is_better else a < b

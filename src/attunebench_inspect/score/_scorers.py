@@ -7,6 +7,7 @@ reports, ride in the Composite score's metadata.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from weakref import WeakKeyDictionary
 
 from inspect_ai.log import HeadlineMetric
@@ -25,8 +26,6 @@ from inspect_ai.solver import TaskState
 
 from ..data._codebook import cached_codebook
 from ..data._samples import GROUND_TRUTH_KEY, truth_of, visible_of
-from ..instruments.stability._log_figures import log_metrics
-from ..instruments.stability._record import read_record, stability_record
 from ..solve._predictions import Walk
 from ..solve._store import read_walk
 from . import _metrics as metrics
@@ -180,43 +179,6 @@ def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
     return score
 
 
-@metric(scores="unreduced")
-def stability_figures() -> Metric:
-    """The stability figures that apply to the run (`stability_metrics.log_metrics`), from every
-    epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
-
-    def calculate(scores: list[SampleScore]) -> dict[str, float]:
-        records = [read_record(str(s.sample_id), s.score.metadata) for s in scores]
-        return log_metrics([r for r in records if r is not None])
-
-    return calculate
-
-
-@scorer(metrics=[stability_figures()])
-def stability_scorer(codebook: str | None = None) -> Scorer:
-    """What the stability instruments read of each sample and epoch (its metadata: the epoch,
-    the Composite, each pairwise call's display order and choices, each judge's answers), and
-    the run's stability figures (docs/stability.md). Its value: the pairwise choices and those
-    of the earlier-shown reply."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        walk, scores = scored_walk(state, codebook)
-        turns = len(truth_of(state.metadata).turns)
-        composite = scores["composite"]["composite"]
-        record = stability_record(walk, turns, state.epoch, composite)
-        read = read_record(str(state.sample_id), record)
-        shown = read.choices if read is not None else []
-        return Score(
-            value={
-                "pairwise_choices": float(len(shown)),
-                "pairwise_earlier": float(sum(c.chose_earlier for c in shown)),
-            },
-            metadata=record,
-        )
-
-    return score
-
-
 @scorer(metrics=run_metrics("similarity"))
 def response_similarity_scorer() -> Scorer:
     """Response Similarity: embedding cosine of each draft to the participant's edited response."""
@@ -242,6 +204,25 @@ def scorer_families() -> tuple[Family, ...]:
     return ("composite", "emotion", "binary", "pairwise", "draft", "conversation_wide", *optional)
 
 
+MainTaskScorer = Callable[[str | None], Scorer]
+"""A scorer an instrument adds to the main task: made with the run's codebook path."""
+_ADDED: list[MainTaskScorer] = []
+
+
+def add_to_main_task(make: MainTaskScorer) -> MainTaskScorer:
+    """How an instrument joins its scorer to the main task, which imports no instrument: the
+    instrument calls this when it is imported, and the package imports every instrument before
+    any task is made (instruments/__init__.py, ARCHITECTURE.md "Adding an instrument")."""
+    if make not in _ADDED:
+        _ADDED.append(make)
+    return make
+
+
+def added_to_main_task() -> tuple[MainTaskScorer, ...]:
+    """The instruments' scorers of the main task, in the order they joined."""
+    return tuple(_ADDED)
+
+
 def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:
     """Every scorer of the task; the Composite first, as the headline.
 
@@ -254,7 +235,7 @@ def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:
         pairwise_scorer(codebook),
         draft_scorer(codebook),
         conversation_wide_scorer(codebook),
-        stability_scorer(codebook),
+        *(make(codebook) for make in _ADDED),
         # Informational and optional: present only where the `similarity` extra is installed.
         *([response_similarity_scorer()] if similarity.available() else []),
     ]

@@ -1,3 +1,3 @@
-"""The tools around the evaluation: they read its logs (`report`, `analysis`), prepare its runs
-(`estimate`, `human`) and give them a command line (`cli`). Each imports the eval; the eval
-imports none of them (tests/test_architecture.py)."""
+"""The kits the suite's tools are made of, below the instruments that use them: reading runs back
+from their logs and laying out the report (`report`), and the bill of a run before it starts
+(`estimate`). No tool imports an instrument: the suite puts them together (`_suite/`)."""

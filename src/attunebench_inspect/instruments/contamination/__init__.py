@@ -2,12 +2,26 @@
 
 Golchin & Surdeanu's "Time Travel in LLMs" (ICLR 2024) applied to the data set's own published
 texts. Pure method modules (instances, prompts, overlap, verdict: no Inspect) and thin Inspect
-wrappers (dataset, solver, scorer); the task, `attunebench_inspect/contamination`, is in
-attunebench.py with the suite's other tasks. docs/contamination.md has the method, its
+wrappers (dataset, solver, scorer, the task `attunebench_inspect/contamination`); its planted
+models `memorizer/*` (`_memorizer.py`); its report section (`_report.py`, `_section.py`) and its
+price (`_estimate.py`). docs/contamination.md has the method, its
 departures, the measured false-positive rate and power, and how to read a verdict.
 """
 
+from ._estimate import PRICED
+from ._memorizer import memorizer
 from ._scorer import contamination_scorer, contamination_verdict
 from ._solver import contamination_solver
+from ._task import contamination
 
-__all__ = ["contamination_scorer", "contamination_solver", "contamination_verdict"]
+DOC = "docs/contamination.md"
+
+__all__ = [
+    "DOC",
+    "PRICED",
+    "contamination",
+    "contamination_scorer",
+    "contamination_solver",
+    "contamination_verdict",
+    "memorizer",
+]

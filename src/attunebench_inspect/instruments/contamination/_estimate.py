@@ -17,11 +17,9 @@ from ...data._codebook import Codebook
 from ...data._load import load_conversations
 from ...data._split import split
 from ...tools.estimate._capture import Request
+from ...tools.estimate._command import PricedTask
 from ._instances import select
 from ._solver import INSTRUCTIONS, request
-
-PROBE = "contamination"
-"""How the estimate names the probe's rows, where the main task names its mode."""
 
 
 def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
@@ -45,3 +43,16 @@ def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[
             for call in INSTRUCTIONS
         ]
     return list(requests.values())
+
+
+PRICED = PricedTask(
+    name="contamination",
+    help="also bill the contamination probe (attunebench_inspect/contamination) on the same "
+    "data: two calls per probed text (docs/contamination.md)",
+    assumption="contamination: the contamination probe (attunebench_inspect/contamination, "
+    "seed 0), two calls per participant message or edited reply of 20 words or more, each one "
+    "user message without a response schema, all at once; its output a completion as long as "
+    "the text's unseen rest (a call is capped at 500 tokens).",
+    requests=probe_requests,
+)
+"""The probe on the estimate's bill: `attunebench estimate --contamination`."""

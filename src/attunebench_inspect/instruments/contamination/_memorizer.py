@@ -52,10 +52,11 @@ from ...data._codebook import load_codebook
 from ...data._load import read_conversations
 from ...data._problems import InputError
 from ...data._split import split
-from ...providers import MEMORIZER_PROVIDER
 from ...providers._baselines import OfflineAPI, majority_fill
 from ._prompts import DATASET, shown_segment
 
+MEMORIZER_PROVIDER = "memorizer"
+"""The provider of the contamination probe's planted models (test instruments, not baselines)."""
 MODELS = ("recall", "recall_other", "echo", "paraphrase")
 _PARAMETERS = ("share", "fidelity", "seed", "data", "codebook")
 

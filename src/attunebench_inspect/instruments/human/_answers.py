@@ -25,9 +25,17 @@ from ...data import _jsonfile as jsonfile
 from ...data._codebook import Codebook
 from ...data._problems import InputError, shorten
 from ...data._split import VisibleConversation
-from ...providers import HUMAN_PROVIDER
 from ...solve._call_record import CallType
 from ...solve._modes import MODES, PRIMARY
+
+HUMAN_PROVIDER = "human"
+"""The provider of replayed answer files: a run's model is `human/<annotator>`."""
+
+
+def is_human(model: str) -> bool:
+    """Whether a run's model is a replayed answer file (a person, or another harness)."""
+    return model.startswith(HUMAN_PROVIDER + "/")
+
 
 FORMAT = "attunebench-answers/1"
 SCHEMA_FILE = Path(__file__).with_name("answers.schema.json")

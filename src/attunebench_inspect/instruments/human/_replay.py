@@ -32,11 +32,10 @@ from ...data._load import load_conversations
 from ...data._problems import InputError
 from ...data._source import resolve
 from ...data._split import VisibleConversation, split
-from ...providers import HUMAN_PROVIDER
 from ...solve._call_record import CallType
 from ...solve._prompts import REPAIR, message_text, spine, upto
 from ...solve._schemas import call_of
-from ._answers import Answers, problems_with_data, read_answers
+from ._answers import HUMAN_PROVIDER, Answers, problems_with_data, read_answers
 
 Call = tuple[str, int | None]
 """(conversation id, turn number; None for the post-conversation call)."""

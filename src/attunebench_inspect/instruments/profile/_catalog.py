@@ -1,16 +1,74 @@
-"""The experimental profile task's metrics, as catalog entries (`catalog.py` lists them with the
-main task's): its composite, its four parts and every field.
+"""The experimental profile task's metrics, declared once: its composite, its four parts and
+every field (`ProfileSpec`: the profile task's own, not the main task's `MetricSpec`).
 
 Pure declarations and arithmetic: nothing here calls Inspect.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
 from ...score import _metrics as metrics
-from ...score._metric_spec import MetricSpec, Pillar
+from ...score._catalog_doc import TABLE_HEAD, metric_row
+from ...score._chance_levels import measured
 from . import _metrics as profile
 from ._fields import BY_FIELD, PROFILE_FIELDS, ProfileField
 from ._metrics import ProfileInputs
+
+ProfileGroup = Literal["headline", "part", "field", "operational"]
+"""The profile composite, its four parts, the fields, and its parse failures; the log header
+carries every group but the fields."""
+ProfilePart = Literal["demographics", "scores"]
+"""The parts whose fields the catalog lists (a field's `pillar`)."""
+GROUP_TEXT: dict[ProfileGroup, str] = {
+    "headline": "profile headline",
+    "part": "profile part",
+    "field": "profile field",
+    "operational": "operational",
+}
+UNPLACED_LABELS = "profile_unplaced_labels"
+"""The count, in a profile score, of the participant's labels the vocabulary could not place."""
+UNPLACED_ABOUT = (
+    "the count of the participant's labels that the profile vocabulary cannot place (their fields "
+    "are not scored)"
+)
+
+
+@dataclass(frozen=True)
+class ProfileSpec:
+    """A profile metric: what METRICS.md and the report say of it, and its value, a pure
+    function of the profile call's answer and the participant's profile."""
+
+    name: str
+    label: str
+    group: ProfileGroup
+    definition: str
+    edge_cases: str = ""
+    higher_is_better: bool = True
+    pillar: ProfilePart | None = None
+    low: float = 0.0
+    high: float = 1.0
+    value: Callable[[ProfileInputs], float] | None = field(default=None, repr=False)
+    expected: None = None
+
+    @property
+    def chance(self) -> float | None:
+        """Measured on the bundled synthetic set for attunebench/random
+        (score/chance_levels.json)."""
+        return measured(self.name)[0]
+
+    @property
+    def majority(self) -> float | None:
+        return measured(self.name)[1]
+
+    @property
+    def row(self) -> str:
+        """Its row of METRICS.md."""
+        pillar = f", pillar {self.pillar}" if self.pillar else ""
+        return metric_row(self, GROUP_TEXT[self.group] + pillar)
+
 
 _PROFILE_MISSING = "NaN where the participant's profile does not give it; parse failure = 0"
 _PLACED = (
@@ -30,110 +88,100 @@ _ORDER = {
 }
 
 
-def _profile_choice(f: ProfileField) -> MetricSpec:
+def _profile_choice(f: ProfileField) -> ProfileSpec:
     attitude = f.section == "attitude"
-    return MetricSpec(
+    return ProfileSpec(
         f"profile_{f.name}",
         f"Profile: {f.label}",
-        "profile",
-        "conversation",
-        "profile_part" if attitude else "profile_field",
+        "part" if attitude else "field",
         f"exact match of the {f.label}; {_VOCABULARY}",
         _PLACED,
         pillar=None if attitude or f.name in _ORDER else "demographics",
-        profile=lambda p: profile.choice_exact(p.answer(f.name), p.truth[f.name]),
+        value=lambda p: profile.choice_exact(p.answer(f.name), p.truth[f.name]),
     )
 
 
-def _profile_ordinal(f: ProfileField) -> MetricSpec:
-    return MetricSpec(
+def _profile_ordinal(f: ProfileField) -> ProfileSpec:
+    return ProfileSpec(
         f"profile_{f.name}_ordinal",
         f"Profile: {f.label} (ordinal)",
-        "profile",
-        "conversation",
-        "profile_field",
+        "field",
         f"ordinal similarity 1 - |rank difference|/(options - 1) of the {f.label}, "
         f"{_ORDER[f.name]}",
         _PLACED,
         pillar="demographics",
-        profile=lambda p: profile.choice_ordinal(
-            p.answer(f.name), p.truth[f.name], p.orders[f.name]
-        ),
+        value=lambda p: profile.choice_ordinal(p.answer(f.name), p.truth[f.name], p.orders[f.name]),
     )
 
 
-def _profile_score(f: ProfileField) -> MetricSpec:
-    return MetricSpec(
+def _profile_score(f: ProfileField) -> ProfileSpec:
+    return ProfileSpec(
         f"profile_{f.name}",
         f"Profile: {f.label}",
-        "profile",
-        "conversation",
-        "profile_field",
+        "field",
         f"1 - |error| / {f.high - f.low} on the {f.label} (range {f.low}-{f.high}, {f.source}: "
         f"{f.about})",
         _PROFILE_MISSING,
         pillar="scores",
-        profile=lambda p: profile.score_accuracy(p.answer(f.name), p.truth[f.name], f.low, f.high),
+        value=lambda p: profile.score_accuracy(p.answer(f.name), p.truth[f.name], f.low, f.high),
     )
 
 
-def _profile_part(pillar: Pillar, p: ProfileInputs) -> float:
-    return metrics.nanmean(
-        [s.profile(p) for s in PROFILE_METRICS if s.pillar == pillar and s.profile]
-    )
+def _profile_part(pillar: ProfilePart, p: ProfileInputs) -> float:
+    return metrics.nanmean([s.value(p) for s in PROFILE_METRICS if s.pillar == pillar and s.value])
 
 
 def _profile_composite(p: ProfileInputs) -> float:
-    parts = [s.profile(p) for s in PROFILE_METRICS if s.group == "profile_part" and s.profile]
+    parts = [s.value(p) for s in PROFILE_METRICS if s.group == "part" and s.value]
     return profile.profile_composite(parts)
 
 
-def _profile_metrics() -> tuple[MetricSpec, ...]:
+def _profile_metrics() -> tuple[ProfileSpec, ...]:
     fields = PROFILE_FIELDS
     work, diagnoses = BY_FIELD["work_edu_background"], BY_FIELD["diagnoses"]
     return (
-        MetricSpec(
-            "profile_composite", "Profile composite", "profile", "conversation",
-            "profile_headline",
+        ProfileSpec(
+            "profile_composite", "Profile composite", 
+            "headline",
             "100 x the mean of the four parts, equal weights: `profile_demographics`, "
             "`profile_diagnoses`, `profile_scores` and `profile_conversation_topic_attitude`; "
             "the run value is the mean over conversations",
             "a part the profile does not give is left out and the others reweighted; parse "
             "failure = 0",
-            high=100.0, profile=_profile_composite,
+            high=100.0, value=_profile_composite,
         ),
-        MetricSpec(
-            "profile_demographics", "Profile: demographics", "profile", "conversation",
-            "profile_part",
+        ProfileSpec(
+            "profile_demographics", "Profile: demographics", 
+            "part",
             "mean of the demographic fields the profile gives: country, education (ordinal), "
             "gender, age range (ordinal), English proficiency and work or education background",
             "a field the profile does not give is left out; parse failure = 0",
-            profile=lambda p: _profile_part("demographics", p),
+            value=lambda p: _profile_part("demographics", p),
         ),
-        MetricSpec(
-            "profile_diagnoses", "Profile: diagnoses", "profile", "conversation", "profile_part",
+        ProfileSpec(
+            "profile_diagnoses", "Profile: diagnoses", "part",
             f"Jaccard |intersection| / |union| of the {diagnoses.label} named and reported; "
             f"{_VOCABULARY}",
             '"None of the above" is the empty set: naming none for a participant with none = 1; '
             "NaN where a reported diagnosis cannot be placed in the vocabulary; parse failure = 0",
-            profile=lambda p: profile.diagnoses_overlap(
+            value=lambda p: profile.diagnoses_overlap(
                 p.answer(diagnoses.name), p.truth[diagnoses.name]
             ),
         ),
-        MetricSpec(
-            "profile_scores", "Profile: computed scores", "profile", "conversation",
-            "profile_part",
+        ProfileSpec(
+            "profile_scores", "Profile: computed scores", 
+            "part",
             "mean of the computed-score fields the profile gives (WHO-5, ASRS-6, AQ-10, PROMIS "
             "anxiety, depression and sleep, the five TIPI scales), each 1 - |error| / its range",
             "a score the profile does not give is left out; parse failure = 0",
-            profile=lambda p: _profile_part("scores", p),
+            value=lambda p: _profile_part("scores", p),
         ),
         *(_profile_choice(f) for f in fields if f.section == "attitude"),
-        MetricSpec(
-            "profile_parse_failure_rate", "Profile parse failures", "profile", "conversation",
-            "profile_operational",
+        ProfileSpec(
+            "profile_parse_failure_rate", "Profile parse failures", 
+            "operational",
             "1 where the profile call's answer failed to parse after the repair round, else 0",
-            higher_is_better=False, profile=lambda p: float(p.prediction is None),
+            higher_is_better=False, value=lambda p: float(p.prediction is None),
         ),
         *(
             spec
@@ -144,18 +192,45 @@ def _profile_metrics() -> tuple[MetricSpec, ...]:
                 else (_profile_choice(f),)
             )
         ),
-        MetricSpec(
-            f"profile_{work.name}", f"Profile: {work.label}", "profile", "conversation",
-            "profile_field",
+        ProfileSpec(
+            f"profile_{work.name}", f"Profile: {work.label}", 
+            "field",
             f"fuzzy set overlap, as `q3_follow_up`, between the areas of the {work.label} the "
             "model names in its own words (split at semicolons; no fixed vocabulary) and the "
             "participant's entries: M / (|P| + |G| - M)",
             "NaN where the profile gives no entry; nothing named or parse failure = 0",
             pillar="demographics",
-            profile=lambda p: profile.background_overlap(p.answer(work.name), p.truth[work.name]),
+            value=lambda p: profile.background_overlap(p.answer(work.name), p.truth[work.name]),
         ),
         *(_profile_score(f) for f in fields if f.kind == "score"),
     )  # fmt: skip
 
 
 PROFILE_METRICS = _profile_metrics()
+
+
+def label(name: str) -> str:
+    """How a person reads a profile metric's name (the name itself where it is not one)."""
+    return next((s.label for s in PROFILE_METRICS if s.name == name), name)
+
+
+def in_groups(*groups: ProfileGroup) -> tuple[str, ...]:
+    return tuple(s.name for s in PROFILE_METRICS if s.group in groups)
+
+
+def profile_markdown() -> list[str]:
+    """The profile section of scorers/METRICS.md's generated block."""
+    return [
+        "### Profile prediction (the experimental `profile` task)",
+        "",
+        "From the profile task's one call (docs/profile.md); the run value is the mean over "
+        "conversations. Part and field values are on 0 to 1; `pillar` names the part a field "
+        "feeds. The options come from the profile vocabulary, fixed whatever the data "
+        "(dataset/profile_vocabulary.json or `-T vocabulary=FILE`). Beside the metrics, every "
+        f"sample's score carries `{UNPLACED_LABELS}`, {UNPLACED_ABOUT}: the log's data "
+        "warnings and `attunebench validate` name them, and the report sums them per run.",
+        "",
+        *TABLE_HEAD,
+        *(s.row for s in PROFILE_METRICS),
+        "",
+    ]

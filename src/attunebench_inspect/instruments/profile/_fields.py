@@ -22,8 +22,6 @@ from ...data._samples import subgroup_metadata
 from ...data._schema import Conversation
 from ...data._split import Topic, VisibleTurn, split
 
-NO_DIAGNOSIS = "None of the above"
-"""The format's entry for "no diagnosis": the empty set of conditions."""
 PROFILE_OPTIONS_KEY = "profile_options"
 """The task metadata key of the option lists a profile run offered (it marks a profile run)."""
 PROFILE_CONVERSATION_KEY = "profile_conversation"

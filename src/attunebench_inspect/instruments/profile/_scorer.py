@@ -15,10 +15,9 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from ...score import _metrics as metrics
-from ...score._catalog import of_family
-from ...score._counts import UNPLACED_LABELS
 from ...solve._call_record import CallRecord
 from ...solve._store import read_walk
+from ._catalog import PROFILE_METRICS, UNPLACED_LABELS
 from ._fields import BY_FIELD, PROFILE_FIELDS, ProfileTruth, profile_truth_of
 from ._metrics import ProfileInputs
 from ._vocabulary import Vocabulary, labels
@@ -30,7 +29,6 @@ PREDICTED_DIAGNOSES = "predicted_diagnoses"
 REPORTED_DIAGNOSES = "reported_diagnoses"
 """The Score.metadata key of the diagnoses the participant reported, as vocabulary options (a
 label the vocabulary cannot place as it is)."""
-PROFILE_METRICS = of_family("profile")
 _DIAGNOSES = BY_FIELD["diagnoses"]
 PROFILE_PARTS = {
     "demographics": "profile_demographics",
@@ -43,7 +41,7 @@ PROFILE_PARTS = {
 def score_profile(inputs: ProfileInputs) -> dict[str, float]:
     """Every profile metric of one conversation, and the count of labels left unscored."""
     return {
-        **{s.name: s.profile(inputs) for s in PROFILE_METRICS if s.profile is not None},
+        **{s.name: s.value(inputs) for s in PROFILE_METRICS if s.value is not None},
         UNPLACED_LABELS: float(sum(len(found) for found in inputs.unplaced.values())),
     }
 
@@ -82,7 +80,7 @@ def explanation(truth: ProfileTruth, record: CallRecord | None, values: Mapping[
 
 # The log header carries the composite, its parts and the parse failures; the fields, like the
 # main task's diagnostic variants, stay in every sample's Score.value (reports, metrics_df).
-HEADER_GROUPS = ("profile_headline", "profile_part", "profile_operational")
+HEADER_GROUPS = ("headline", "part", "operational")
 
 
 @scorer(metrics={s.name: [mean(), stderr()] for s in PROFILE_METRICS if s.group in HEADER_GROUPS})

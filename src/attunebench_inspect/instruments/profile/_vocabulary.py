@@ -24,7 +24,9 @@ from ..._util.text_match import FUZZY_THRESHOLD, close, normalise
 from ...data import _jsonfile as jsonfile
 from ...data._load import LoadedConversation
 from ...data._problems import DataProblem, shorten
-from ._fields import NO_DIAGNOSIS, VOCABULARY_FIELDS, ProfileField, split_profile
+from ...data._schema import NO_DIAGNOSIS
+from ...data._validate import Check
+from ._fields import VOCABULARY_FIELDS, ProfileField, split_profile
 
 MAX_LABEL = 100
 
@@ -233,3 +235,14 @@ def vocabulary_warnings(loaded: LoadedConversation, vocabulary: Vocabulary) -> l
                 )
             )
     return warnings
+
+
+def vocabulary_check(vocabulary: Vocabulary) -> Check:
+    """What `attunebench validate` warns of for the profile task under `vocabulary`: the
+    vocabulary's own warnings, and each profile label it cannot read as one of its options."""
+
+    def check(conversations: Sequence[LoadedConversation]) -> list[DataProblem]:
+        found = [w for c in conversations for w in vocabulary_warnings(c, vocabulary)]
+        return [*vocabulary.warnings, *found]
+
+    return check

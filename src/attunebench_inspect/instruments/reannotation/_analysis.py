@@ -41,10 +41,11 @@ from ..._util.bootstrap import (
 from ...data._codebook import Codebook
 from ...data._panas import PANAS_ITEMS
 from ...data._split import GroundTruth, TurnTruth
-from ...providers import BASELINE_PROVIDER, is_human
+from ...providers import BASELINE_PROVIDER
 from ...score import _metrics as m
 from ...solve._schemas import BRANCHES
 from ...tools.report._analyses import FEW_CONVERSATIONS
+from ..human._answers import is_human
 from ._consensus import CONSENSUS
 from ._labels import LabelSet
 

@@ -1,31 +1,25 @@
-"""Does the score hold still? The pure statistics of order, reruns and judges (issue 29).
+"""Does the score hold still? Position bias and consistency, test-retest reliability, rank
+stability, the judge panel's agreement, self-judging, and the plan of a run that separates two
+models (docs/stability.md).
 
-Pure numpy, scipy and krippendorff: no Inspect. Every function takes what a run's sample
-summaries hold (each pairwise call's display order and choices; the per-conversation Composite of
-each epoch; each judge's answer per draft), so the report computes all of it from logs alone.
-Intervals are percentile bootstrap intervals over conversations with the suite's seeded draws
-(`bootstrap.py`), so a figure here and the Composite's CI resample alike.
-
-Each verdict comes from a rule fixed before any data is seen (`rules.py`) and printed beside its
-figure (`RULES`). Too little data to decide is a verdict of its own, never a default reading.
-The modules: `position` (position bias and consistency), `retest` (test-retest ICC), `ranks`
-(rank stability), `judges` (the panel, agreement, leniency and collapse). Whether a judge is the
-evaluated model is the solver's to say, before the run (`solve/identity.py`).
+The statistics are pure (numpy, scipy, krippendorff: no Inspect) and read what a run's sample
+summaries hold, so the report computes all of them from logs alone; each verdict comes from a rule
+fixed before any data is seen (`_rules.py`, printed beside its figure as `RULES`). Eval time: a
+scorer joined to the main task (`_scorer.py`) records each sample-epoch's pairwise order, choices
+and judge answers (`_record.py`) and writes the run's figures into the log header
+(`_log_figures.py`). Report: `_report.py` (figures per run and mode), `_section.py` (tables),
+`_charts.py`. The plan: `_power.py` (pure), `_plan.py` (a pilot's logs or stated variances,
+priced by the estimate) and its command (`_cli.py`).
 """
 
 from ._agreement import (
-    ANSWER_DOMAIN,
-    RATING_DOMAIN,
     Agreement,
     JudgeProfile,
-    PanelAnswer,
     judge_agreement,
     judge_profile,
     krippendorff_reading,
-    panel_answer,
-    panel_rating,
-    panel_verdict,
 )
+from ._plan import Pilot, PricedRow, pilot_from_logs, plan_document, plan_lines, plan_rows, priced
 from ._position import (
     UNIFORM_CHANCE,
     ConsistencyVerdict,
@@ -37,6 +31,16 @@ from ._position import (
     pair_choices,
     position_bias,
     position_consistency,
+)
+from ._power import (
+    MAX_CONVERSATIONS,
+    PlanRow,
+    Variances,
+    conversations_needed,
+    plan,
+    power,
+    run_cost,
+    variances_from_pilot,
 )
 from ._ranks import RankStability, rank_stability
 from ._retest import (
@@ -61,19 +65,22 @@ from ._rules import (
     RANK_SETTLED,
     RULES,
 )
+from ._scorer import stability_figures, stability_scorer
+
+DOC = "docs/stability.md"
 
 __all__ = [
-    "ANSWER_DOMAIN",
     "BIAS_ALPHA",
     "BIAS_MARGIN",
     "COLLAPSE_SHARE",
+    "DOC",
     "KOO_LI_BANDS",
+    "MAX_CONVERSATIONS",
     "MIN_COLLAPSE_DRAFTS",
     "MIN_COMPARISONS",
     "MIN_SWAPS",
     "MIN_TEST_RETEST",
     "RANK_SETTLED",
-    "RATING_DOMAIN",
     "RULES",
     "UNIFORM_CHANCE",
     "Agreement",
@@ -83,13 +90,17 @@ __all__ = [
     "JudgeProfile",
     "MeanSquares",
     "PairChoice",
-    "PanelAnswer",
+    "Pilot",
+    "PlanRow",
     "PositionBias",
     "PositionConsistency",
     "PositionShare",
     "PositionVerdict",
+    "PricedRow",
     "RankStability",
     "RetestReliability",
+    "Variances",
+    "conversations_needed",
     "icc",
     "judge_agreement",
     "judge_profile",
@@ -97,11 +108,19 @@ __all__ = [
     "krippendorff_reading",
     "mean_squares",
     "pair_choices",
-    "panel_answer",
-    "panel_rating",
-    "panel_verdict",
+    "pilot_from_logs",
+    "plan",
+    "plan_document",
+    "plan_lines",
+    "plan_rows",
     "position_bias",
     "position_consistency",
+    "power",
+    "priced",
     "rank_stability",
     "retest_reliability",
+    "run_cost",
+    "stability_figures",
+    "stability_scorer",
+    "variances_from_pilot",
 ]

@@ -13,10 +13,9 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
+from ...score._panel import ANSWER_DOMAIN, RATING_DOMAIN
 from ...solve._predictions import JudgeVerdict
 from ._agreement import (
-    ANSWER_DOMAIN,
-    RATING_DOMAIN,
     Draft,
     PanelData,
     alpha,

@@ -12,9 +12,8 @@ from ...data._codebook import Codebook
 from ...data._problems import InputError
 from ...solve._modes import mode_spec
 from ...tools.estimate import Prices, bills, estimate_modes
-from ...tools.report._logs import read_runs
+from ...tools.report._logs import is_main_task_run, read_runs
 from ...tools.report._run_table import run_table
-from ..profile._table import is_profile_run
 from ._power import PlanRow, Variances, plan, run_cost, variances_from_pilot
 
 
@@ -32,7 +31,7 @@ class Pilot:
 def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str | None) -> Pilot:
     """The variance components of two runs in the pilot's logs: the two models named (or the
     only two runs, of one mode), each run with two epochs or more."""
-    runs = [r for r in read_runs(logs)[0] if not is_profile_run(r)]
+    runs = [r for r in read_runs(logs)[0] if is_main_task_run(r)]
     if mode is not None:
         runs = [r for r in runs if r.mode == mode]
     if models:

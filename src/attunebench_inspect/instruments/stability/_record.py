@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...solve._predictions import JudgeVerdict, Walk
+from ...tools.report._run_table import RunTable
 from ._position import PairChoice, pair_choices
 
 EPOCH = "epoch"
@@ -58,6 +59,20 @@ class StabilityRecord:
     choices: list[PairChoice] = field(default_factory=list)
     verdicts: dict[int, dict[str, JudgeVerdict]] = field(default_factory=dict)
     """turn -> model role -> that judge's answer."""
+
+
+SCORER = "stability_scorer"
+"""The scorer whose metadata holds the records (`_scorer.py`)."""
+
+
+def records_of(table: RunTable) -> list[StabilityRecord]:
+    """A run's records, each sample-epoch's, in epoch order per conversation."""
+    read = (
+        read_record(s.conversation, s.metadata)
+        for s in table.instrument_scores
+        if s.scorer == SCORER
+    )
+    return [r for r in read if r is not None]
 
 
 def read_record(conversation: str, metadata: Mapping[str, Any] | None) -> StabilityRecord | None:

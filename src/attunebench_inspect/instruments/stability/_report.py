@@ -12,15 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...data._problems import InputError
+from ...score._panel import ANSWER_DOMAIN, RATING_DOMAIN, panel_rating
 from ...solve._identity import SelfJudge
 from ...solve._judges import panel_roles, self_judging
 from ...tools.report._analyses import PHRASING_EFFECTS, Gap, Settings
 from ...tools.report._logs import Run
 from ...tools.report._run_table import CHANCE_LABEL, RunTable
 from . import (
-    ANSWER_DOMAIN,
     RANK_SETTLED,
-    RATING_DOMAIN,
     RULES,
     Agreement,
     JudgeProfile,
@@ -29,7 +28,6 @@ from . import (
     RetestReliability,
     judge_agreement,
     judge_profile,
-    panel_rating,
     position_bias,
     position_consistency,
     rank_stability,
@@ -37,6 +35,7 @@ from . import (
 )
 from ._agreement import panel_data
 from ._log_figures import judged_drafts
+from ._record import records_of
 
 
 @dataclass(frozen=True)
@@ -126,7 +125,7 @@ def _panel(
 ) -> tuple[list[AgreementRow], list[JudgeRow]]:
     """The panel's agreement (two judges or more) and each judge's leniency and collapse, per
     criterion, over every epoch's drafts."""
-    judged = judged_drafts(table.records)
+    judged = judged_drafts(records_of(table))
     if not judges or not judged:
         return [], []
     data = panel_data(list(judges), judged)
@@ -163,7 +162,8 @@ def run_stability(
 ) -> RunStability:
     """Every stability figure of one run (its table already filtered by `--where`)."""
     draws = {"resamples": settings.resamples, "seed": settings.seed}
-    choices = [c for r in table.records for c in r.choices]
+    records = records_of(table)
+    choices = [c for r in records for c in r.choices]
     judges, related, allowed = _judges(run)
     agreement, leniency = _panel(table, judges, related, settings)
     return RunStability(
@@ -184,7 +184,7 @@ def run_stability(
         judge_leniency=leniency,
         self_judge=related,
         self_judge_allowed=allowed,
-        records=bool(table.records),
+        records=bool(records),
     )
 
 

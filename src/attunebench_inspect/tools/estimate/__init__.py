@@ -3,7 +3,8 @@
 from ._bill import ModeEstimate, Plan, Prices, RunBill, bills
 from ._breakdown import KINDS, Breakdown
 from ._cache.count import TOKENIZERS, TokenizerMissing, default_tokenizer
-from ._command import Estimates, estimate_modes, to_json, to_terminal
+from ._cli import add_estimate
+from ._command import Estimates, PricedTask, estimate_modes, to_json, to_terminal
 
 __all__ = [
     "KINDS",
@@ -12,9 +13,11 @@ __all__ = [
     "Estimates",
     "ModeEstimate",
     "Plan",
+    "PricedTask",
     "Prices",
     "RunBill",
     "TokenizerMissing",
+    "add_estimate",
     "bills",
     "default_tokenizer",
     "estimate_modes",

@@ -15,7 +15,6 @@ from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
 from ...data._load import load_conversations
 from ...data._split import VisibleConversation, split
-from ...instruments.contamination._estimate import PROBE
 from ...solve._modes import Mode, mode_spec
 from ...solve._provider_rules import AnswerFormat, schema_in_cache_key
 from ...solve._schedule import Schedule
@@ -59,11 +58,11 @@ def _totals(requests: Sequence[Request], used: Sequence[CacheUse], tokens: Token
 
 @dataclass
 class ModeEstimate:
-    """A mode's requests (or the contamination probe's) and what a perfect cache could serve of
-    them (no provider)."""
+    """A mode's requests (or another task's, `PricedTask`) and what a perfect cache could serve
+    of them (no provider)."""
 
     mode: str
-    """A mode, or `contamination` for the probe (probe.py)."""
+    """A mode, or the name of another task priced beside it (`PricedTask.name`)."""
     judge: bool
     requests: list[list[Request]] = field(repr=False)
     total: Totals = field(default_factory=Totals)
@@ -74,6 +73,8 @@ class ModeEstimate:
     """Totals of the requests through a cache, by how they were sent: several models (and each
     one's floor, the same as the mode's structural share where the dialect is OpenAI's) share
     a simulation."""
+    note: str = field(default="", repr=False)
+    """What the bill assumes of another task's calls (`PricedTask.assumption`)."""
 
     def through(self, through: Through, tokens: Tokens) -> Totals:
         if through not in self.simulated:
@@ -284,12 +285,6 @@ def bills(
 
 
 def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[str]:
-    probe = [
-        f"{PROBE}: the contamination probe (attunebench_inspect/contamination, seed 0), two "
-        "calls per participant message or edited reply of 20 words or more, each one user "
-        "message without a response schema, all at once; its output a completion as long as "
-        "the text's unseen rest (a call is capped at 500 tokens)."
-    ]
     return [
         f"Input tokens: every request built offline by the solver, counted with {tokenizer} as "
         "the provider's cache sees it (a few tokens of role marker per message; other "
@@ -305,7 +300,7 @@ def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[
         "written before it is read), every call taking the same time.",
         "Batch: every call at once (the schedule under --batch), at the batch price (50%), the "
         "cache as it then serves (a batch API serves cache hits on a best-effort basis).",
-        *(probe if any(e.mode == PROBE for e in estimates) else []),
+        *dict.fromkeys(e.note for e in estimates if e.note),
     ]
 
 

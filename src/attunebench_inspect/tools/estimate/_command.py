@@ -4,12 +4,11 @@ content (`--breakdown`), or both, as terminal tables or one JSON document."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from ...data._codebook import Codebook
 from ...data._source import DataSource
-from ...instruments.contamination._estimate import PROBE, probe_requests
 from ...solve._modes import Mode
 from ._bill import (
     ModeEstimate,
@@ -26,6 +25,23 @@ from ._bill import (
 from ._breakdown import Breakdown, breakdown_document, breakdown_lines, mode_breakdown
 from ._cache.count import counter
 from ._cache.rules import Tokens
+from ._capture import Request
+
+
+@dataclass(frozen=True)
+class PricedTask:
+    """A task other than the main one that the estimate can add to a bill (`--<name>`): how
+    it builds the task's requests offline from the data, as the task's solver would send them.
+    An instrument declares one; the suite lists them (_suite/estimate.py)."""
+
+    name: str
+    """How the bill names the task's rows (where the main task names its mode), and its flag."""
+    help: str
+    """What the flag adds to the bill, for `attunebench estimate --help`."""
+    assumption: str
+    """What the bill assumes of the task's calls, printed with the other assumptions."""
+    requests: Callable[[str | None, Codebook], list[list[Request]]]
+    """Per conversation of the data (None: the bundled set), the task's requests."""
 
 
 @dataclass
@@ -50,11 +66,11 @@ def estimate_modes(
     bill: bool = True,
     breakdown: bool = False,
     hint: str | None = None,
-    contamination: bool = False,
+    tasks: Sequence[PricedTask] = (),
 ) -> Estimates:
     """Every request of a run in each mode, built offline (`captured`) and counted: for the bill,
-    for the breakdown, or for both from the same requests; with `contamination`, the bill of the
-    contamination probe on the same data too."""
+    for the breakdown, or for both from the same requests; and the bill of each of `tasks` on
+    the same data."""
     estimates = Estimates(tokenizer, Tokens(counter(tokenizer)), plan or Plan())
     loaded = visible_conversations(data, codebook, hint)
     estimates.ids = [c.conversation_id for c in loaded]
@@ -63,9 +79,11 @@ def estimate_modes(
             estimates.bill.append(mode_estimate(mode, judge, conversations, estimates.tokens))
         if breakdown:
             estimates.breakdown.append(mode_breakdown(mode, judge, conversations, estimates.tokens))
-    if contamination and bill:
-        probe = probe_requests(data, codebook)
-        estimates.bill.append(mode_estimate(PROBE, False, probe, estimates.tokens))
+    for task in tasks if bill else ():
+        requests = task.requests(data, codebook)
+        estimate = mode_estimate(task.name, False, requests, estimates.tokens)
+        estimate.note = task.assumption
+        estimates.bill.append(estimate)
     return estimates
 
 

@@ -24,21 +24,14 @@ from ..._util.bootstrap import (
     replicate_means,
     resample_counts,
 )
-from ...instruments.profile._fields import NO_DIAGNOSIS
-from ...instruments.profile._table import NAMED, PLACED
-from ...providers import is_human
 from ...score._catalog import (
     PILLAR_NAMES,
     REPORTED,
     TURN_CANONICAL,
-    in_groups,
-    names,
-    of_family,
     spec,
 )
-from ...score._counts import UNPLACED_LABELS
 from ...solve._modes import PRIMARY
-from ._run_table import CHANCE_LABEL, Conversation, RunTable
+from ._run_table import CHANCE_LABEL, RunTable
 
 CANONICAL = REPORTED
 """The leaderboard's metrics: seed 003's Composite inputs and those reported alongside."""
@@ -81,7 +74,7 @@ def metric_intervals(
 ) -> dict[int, dict[str, Interval]]:
     """Per run (by `id`), each metric with a value and its bootstrap interval. Every metric of
     every run is resampled in one call: runs of a size share their draws."""
-    cells = [(t, m) for t in tables for m in metrics if _any_value(t.metric(m))]
+    cells = [(t, m) for t in tables for m in metrics if any_value(t.metric(m))]
     intervals = mean_cis(
         [t.metric(m) for t, m in cells], resamples=settings.resamples, seed=settings.seed
     )
@@ -104,10 +97,10 @@ def leaderboard(
         )
         for t in tables
     ]
-    return sorted(rows, key=lambda r: (r.mode, -_or_low(r.composite.estimate), r.model))
+    return sorted(rows, key=lambda r: (r.mode, -or_low(r.composite.estimate), r.model))
 
 
-def _or_low(value: float) -> float:
+def or_low(value: float) -> float:
     return -math.inf if math.isnan(value) else value
 
 
@@ -131,7 +124,7 @@ class PairDifference:
         return self.difference.low > 0 or self.difference.high < 0
 
 
-def _by_mode(tables: Sequence[RunTable], chance: bool = False) -> dict[str, list[RunTable]]:
+def by_mode(tables: Sequence[RunTable], chance: bool = False) -> dict[str, list[RunTable]]:
     groups: dict[str, list[RunTable]] = {}
     for table in tables:
         if chance or table.label != CHANCE_LABEL:
@@ -152,7 +145,7 @@ def distinguishability(
     """Per pair of models, the paired bootstrap interval of the mean difference on their shared
     conversations (every pair of a size resampled at once, with the same draws)."""
     result: list[PairDifference] = []
-    for mode, group in _by_mode(tables).items():
+    for mode, group in by_mode(tables).items():
         pairs = list(itertools.combinations(group, 2))
         intervals = {
             metric: mean_cis(
@@ -274,7 +267,7 @@ def turn_drift(tables: Sequence[RunTable], settings: Settings) -> list[Drift]:
     """Per-turn metrics pooled by conversation third, per model and pooled over the models, with
     bootstrap intervals over conversations."""
     rows = [_drift_of(t.label, t.mode, [t], m, settings) for t in tables for m in DRIFT_METRICS]
-    for mode, group in _by_mode(tables).items():
+    for mode, group in by_mode(tables).items():
         rows.extend(_drift_of("all models", mode, group, m, settings) for m in DRIFT_METRICS)
     return rows
 
@@ -348,10 +341,10 @@ class CapabilitySplit:
 
 def capability_split(tables: Sequence[RunTable]) -> list[CapabilitySplit]:
     result = []
-    for mode, group in _by_mode(tables).items():
+    for mode, group in by_mode(tables).items():
         models = [t.label for t in group]
-        metrics = [m for m in CANONICAL if any(_any_value(t.metric(m)) for t in group)]
-        means = {m: {t.label: _nanmean(t.metric(m)) for t in group} for m in metrics}
+        metrics = [m for m in CANONICAL if any(any_value(t.metric(m)) for t in group)]
+        means = {m: {t.label: nan_mean(t.metric(m)) for t in group} for m in metrics}
         ranks: dict[str, dict[str, int]] = {}
         leaders: dict[str, str] = {}
         for m in metrics:
@@ -361,7 +354,9 @@ def capability_split(tables: Sequence[RunTable]) -> list[CapabilitySplit]:
             leaders[m] = order[0]
         spearman: dict[str, dict[str, float]] = {m: {} for m in metrics}
         for a, b in itertools.product(metrics, repeat=2):
-            spearman[a][b] = _spearman([means[a][x] for x in models], [means[b][x] for x in models])
+            spearman[a][b] = spearman_rho(
+                [means[a][x] for x in models], [means[b][x] for x in models]
+            )
         negative = [x for x in models if means.get("kendall_tau", {}).get(x, NAN) < 0]
         result.append(
             CapabilitySplit(mode, models, metrics, means, ranks, leaders, spearman, negative)
@@ -369,11 +364,11 @@ def capability_split(tables: Sequence[RunTable]) -> list[CapabilitySplit]:
     return result
 
 
-def _any_value(values: NDArray[np.float64]) -> bool:
+def any_value(values: NDArray[np.float64]) -> bool:
     return bool(np.any(~np.isnan(values)))
 
 
-def _nanmean(values: Sequence[float] | NDArray[np.float64]) -> float:
+def nan_mean(values: Sequence[float] | NDArray[np.float64]) -> float:
     arr = _array(values)
     return float(np.nanmean(arr)) if np.any(~np.isnan(arr)) else NAN
 
@@ -382,7 +377,7 @@ def _or_inf(value: float) -> float:
     return math.inf if math.isnan(value) else value
 
 
-def _spearman(a: list[float], b: list[float]) -> float:
+def spearman_rho(a: list[float], b: list[float]) -> float:
     x, y = _array(a), _array(b)
     keep = ~(np.isnan(x) | np.isnan(y))
     if keep.sum() < 3 or np.ptp(x[keep]) == 0 or np.ptp(y[keep]) == 0:
@@ -400,7 +395,7 @@ class WinRates:
 
 def win_rates(tables: Sequence[RunTable]) -> list[WinRates]:
     result = []
-    for mode, group in _by_mode(tables).items():
+    for mode, group in by_mode(tables).items():
         rates: dict[str, dict[str, float]] = {t.label: {} for t in group}
         for a, b in itertools.permutations(group, 2):
             ids = shared_ids(a, b)
@@ -466,220 +461,20 @@ def operations(tables: Sequence[RunTable]) -> list[Operations]:
                 mode=t.mode,
                 conversations=len(convs),
                 errored=dict(sorted(t.errors.items())),
-                parse_failure_rate=_nanmean(t.metric("parse_failure_rate")),
+                parse_failure_rate=nan_mean(t.metric("parse_failure_rate")),
                 repaired_calls=float(np.nansum(t.metric("repaired"))) if convs else 0.0,
                 judge_parse_failures=float(np.nansum(t.metric("judge_parse_failures"))),
                 tokens_per_conversation={
                     k: float(np.mean([c.tokens.get(k, 0) for c in convs])) for k in kinds
                 },
                 tokens_by_role=t.usage,
-                seconds_per_conversation=_nanmean([c.seconds for c in convs]),
+                seconds_per_conversation=nan_mean([c.seconds for c in convs]),
                 wall_seconds=t.wall_seconds,
             )
         )
     return rows
 
 
-# --- humans beside models ------------------------------------------------------------------------
-
 FEW_CONVERSATIONS = 10
 """Runs and comparisons over fewer conversations are marked: their intervals are wide (the paper's
 human-baseline pilot had 7)."""
-HUMAN_METRICS = ("composite", *PILLAR_NAMES, *CANONICAL)
-
-
-@dataclass(frozen=True)
-class HumanComparison:
-    mode: str
-    human: str
-    model: str
-    metric: str
-    conversations: int
-    """How many conversations both answered: every value below is over these only."""
-    human_value: Interval
-    model_value: Interval
-    difference: Interval
-    """Human - model, paired per conversation."""
-
-
-def human_comparison(tables: Sequence[RunTable], settings: Settings) -> list[HumanComparison]:
-    """Each human run (`human/<annotator>`) beside each model run of its mode (chance included)
-    on the conversations both answered only, since a person answers a few: means with bootstrap
-    intervals, and the paired difference."""
-    rows = []
-    for mode, group in _by_mode(tables, chance=True).items():
-        models = [t for t in group if not is_human(t.model)]
-        for human in (t for t in group if is_human(t.model)):
-            for model in (m for m in models if shared_ids(human, m)):
-                ids = shared_ids(human, model)
-                for metric in HUMAN_METRICS:
-                    mine, theirs = human.metric(metric, ids), model.metric(metric, ids)
-                    if not (_any_value(mine) or _any_value(theirs)):
-                        continue
-                    values = mean_cis(
-                        [mine, theirs, mine - theirs],
-                        resamples=settings.resamples,
-                        seed=settings.seed,
-                    )
-                    rows.append(
-                        HumanComparison(mode, human.label, model.label, metric, len(ids), *values)
-                    )
-    return rows
-
-
-# --- profile prediction (the profile task) ------------------------------------------------------
-
-PROFILE_METRICS = names(of_family("profile"))
-PROFILE_SUMMARY = names(in_groups("profile_headline", "profile_part"))
-"""The profile composite and its four parts: what the capability split correlates."""
-ANY_DIAGNOSIS = "any diagnosis"
-
-
-@dataclass(frozen=True)
-class ProfileRow:
-    model: str
-    conversations: int
-    errored: int
-    metrics: dict[str, Interval]
-    """Every profile metric with a value, with its bootstrap interval over conversations."""
-    unplaced: int
-    """The participants' labels the profile vocabulary could not place (those fields unscored),
-    over the run's conversations."""
-
-    @property
-    def composite(self) -> Interval:
-        return self.metrics.get("profile_composite", EMPTY)
-
-
-def profile_leaderboard(tables: Sequence[RunTable], settings: Settings) -> list[ProfileRow]:
-    """Every profile metric of every profile run, best profile composite first."""
-    per_table = metric_intervals(tables, PROFILE_METRICS, settings)
-    rows = [
-        ProfileRow(
-            t.label,
-            len(t.conversations),
-            len(t.errors),
-            per_table[id(t)],
-            int(np.nansum(t.metric(UNPLACED_LABELS))),
-        )
-        for t in tables
-    ]
-    return sorted(rows, key=lambda r: (-_or_low(r.composite.estimate), r.model))
-
-
-@dataclass(frozen=True)
-class DiagnosisInference:
-    """Is a diagnosis named more often than participants report it?"""
-
-    model: str
-    diagnosis: str
-    """A reported or named diagnosis, or "any diagnosis"."""
-    participants: int
-    """Conversations whose participant reported it."""
-    base_rate: float
-    """The share of answers whose participant reported it."""
-    named_rate: float
-    """The share of answers naming it."""
-    precision: float
-    """Of the answers naming it, the share whose participant reported it."""
-    recall: float
-    """Of the answers whose participant reported it, the share naming it."""
-    answers: int
-    """Parsed answers, every epoch of every conversation (a parse failure names nothing and is
-    left out: it is no prediction)."""
-
-
-def _inference(
-    model: str, diagnosis: str, pairs: list[tuple[bool, bool]], n: int
-) -> DiagnosisInference:
-    has = sum(h for h, _ in pairs)
-    says = sum(s for _, s in pairs)
-    both = sum(h and s for h, s in pairs)
-    answers = len(pairs)
-    return DiagnosisInference(
-        model,
-        diagnosis,
-        n,
-        has / answers,
-        says / answers,
-        both / says if says else NAN,
-        both / has if has else NAN,
-        answers,
-    )
-
-
-def _reported(conversation: Conversation) -> set[str]:
-    """The participant's diagnoses in the terms the model could name them (vocabulary options),
-    or, in logs without them, as the data gives them."""
-    placed = conversation.facts.get(PLACED)
-    if isinstance(placed, list):
-        return set(placed)
-    return set(conversation.facts.get("diagnoses") or []) - {NO_DIAGNOSIS}
-
-
-def diagnosis_inference(tables: Sequence[RunTable]) -> list[DiagnosisInference]:
-    """Per profile run and diagnosis: the base rate, how often it is named, and the precision and
-    recall of naming it; then the same for naming any diagnosis."""
-    rows = []
-    for table in tables:
-        reported = {i: _reported(c) for i, c in table.conversations.items()}
-        answers = [
-            (reported[i], set(named))
-            for i, c in table.conversations.items()
-            for named in c.facts[NAMED]
-            if named is not None
-        ]
-        if not answers:
-            continue
-        for diagnosis in sorted(set().union(*(r | s for r, s in answers))):
-            pairs = [(diagnosis in r, diagnosis in s) for r, s in answers]
-            n = sum(diagnosis in r for r in reported.values())
-            rows.append(_inference(table.label, diagnosis, pairs, n))
-        pairs = [(bool(r), bool(s)) for r, s in answers]
-        rows.append(
-            _inference(table.label, ANY_DIAGNOSIS, pairs, sum(map(bool, reported.values())))
-        )
-    return rows
-
-
-@dataclass(frozen=True)
-class ProfileCapability:
-    mode: str
-    """The main task's mode."""
-    models: list[str]
-    """Models (besides chance) with a profile run and a main-task run in this mode."""
-    profile_metrics: list[str]
-    metrics: list[str]
-    spearman: dict[str, dict[str, float]]
-    """profile metric -> main-task metric -> Spearman rank correlation across the models."""
-
-
-def profile_capability(
-    tables: Sequence[RunTable], profile_tables: Sequence[RunTable]
-) -> list[ProfileCapability]:
-    """The capability split across tasks: does a model that reads people well in conversation
-    also infer more about them? Spearman over the models run in both."""
-    profile = {t.label: t for t in profile_tables if t.label != CHANCE_LABEL}
-    result = []
-    for mode, group in _by_mode(tables).items():
-        shared = [t for t in group if t.label in profile]
-        if not shared:
-            continue
-        models = [t.label for t in shared]
-        metrics = [
-            "composite",
-            *(m for m in CANONICAL if any(_any_value(t.metric(m)) for t in shared)),
-        ]
-        mine = [m for m in PROFILE_SUMMARY if any(_any_value(profile[x].metric(m)) for x in models)]
-        spearman = {
-            p: {
-                m: _spearman(
-                    [_nanmean(profile[x].metric(p)) for x in models],
-                    [_nanmean(t.metric(m)) for t in shared],
-                )
-                for m in metrics
-            }
-            for p in mine
-        }
-        result.append(ProfileCapability(mode, models, mine, metrics, spearman))
-    return result

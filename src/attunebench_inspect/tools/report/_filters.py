@@ -21,7 +21,7 @@ from typing import Any
 
 from ..._util.files import MAX_CONFIG_BYTES, FileProblem, read_capped
 from ...data import _jsonfile as jsonfile
-from ...instruments.profile._fields import NO_DIAGNOSIS
+from ...data._schema import NO_DIAGNOSIS
 from ._run_table import SUBGROUP_KEYS
 
 Facts = Mapping[str, Any]

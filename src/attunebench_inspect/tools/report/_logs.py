@@ -17,7 +17,6 @@ from ..._util.files import MAX_CONFIG_BYTES, kind, read_capped
 from ._log_fields import RunHeader, SampleRow, local_path, read_header, read_sample_rows
 
 COMPOSITE_SCORER = "composite_scorer"
-STABILITY_SCORER = "stability_scorer"
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError)
 """How reading a log that is not whole fails (a copy cut short, a writer not done; Inspect's own
 reader says "EOCD not found"), locally or remotely."""
@@ -67,6 +66,18 @@ class Skipped:
     reason: str
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """What the report says of a run it read (`Report.runs`)."""
+
+    model: str
+    mode: str
+    task: str
+    conversations: int
+    log: str
+    task_version: str = ""
+
+
 def _remote_files(location: str) -> list[str]:
     """The logs at a remote location (s3://bucket/prefix, ...), through fsspec as Inspect reads
     them (s3fs for S3)."""
@@ -114,6 +125,13 @@ def _unreadable(path: Path | None, error: BaseException) -> str:
         # Whole JSON that Inspect cannot read as a log: nothing is still writing it.
         return f"not an Inspect log ({_first_line(error.__cause__ or error)})"
     return f"cannot be read: still being written, or not a whole log ({_first_line(error)})"
+
+
+def is_main_task_run(run: Run) -> bool:
+    """A run of the main task (a mode), not of another task of the suite (the profile task, the
+    contamination probe): what the Composite, the leaderboard and every analysis of the paper
+    read. Its task records its mode; no other task does."""
+    return "mode" in (run.header.eval.metadata or {})
 
 
 def mode_of(header: RunHeader) -> str:

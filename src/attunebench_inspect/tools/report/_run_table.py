@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...instruments.stability._record import StabilityRecord, read_record
 from ...score._catalog import PILLAR_NAMES
 from ...score._counts import metadata_counts
+from ...score._metric_spec import FAMILIES
 from ...score._metrics import composite, nanmean
 from ._log_fields import SampleRow
-from ._logs import COMPOSITE_SCORER, STABILITY_SCORER, Run
+from ._logs import COMPOSITE_SCORER, Run
 
 CHANCE_MODEL = "attunebench/random"
 CHANCE_LABEL = "chance"
@@ -50,6 +50,23 @@ class Conversation:
     seconds: float
 
 
+MAIN_SCORERS = frozenset(
+    {*(f"{family}_scorer" for family in FAMILIES), "response_similarity_scorer"}
+)
+"""The scorers of the main task's metric families: what the run table reads as values."""
+
+
+@dataclass(frozen=True)
+class InstrumentScore:
+    """What a scorer other than the main task's families (an instrument's, as the stability
+    scorer) wrote into one sample-epoch's metadata: the instrument reads it (its record)."""
+
+    conversation: str
+    epoch: int
+    scorer: str
+    metadata: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class RunTable:
     model: str
@@ -64,8 +81,9 @@ class RunTable:
     wall_seconds: float = float("nan")
     epoch_composites: dict[str, list[float]] = field(default_factory=dict)
     """Per conversation, its Composite in each scored epoch, in epoch order."""
-    records: list[StabilityRecord] = field(default_factory=list)
-    """Each scored sample-epoch's stability record (none in logs of task version 3-A)."""
+    instrument_scores: list[InstrumentScore] = field(default_factory=list)
+    """Each scored sample-epoch's metadata of the instruments' scorers, in epoch order per
+    conversation (none of the stability scorer in logs of task version 3-A)."""
 
     @property
     def label(self) -> str:
@@ -182,15 +200,16 @@ def run_table(run: Run) -> RunTable:
             errors[str(summary.id)] = (summary.error or "not scored").splitlines()[0]
     conversations = {}
     epoch_composites = {}
-    records = []
+    instrument_scores = []
     for sample_id, epochs in by_id.items():
         epochs.sort(key=lambda s: s.epoch)
         epoch_composites[sample_id] = [_epoch_composite(s) for s in epochs]
-        for summary in epochs:
-            stability = (summary.scores or {}).get(STABILITY_SCORER)
-            record = read_record(sample_id, stability.metadata if stability else None)
-            if record is not None:
-                records.append(record)
+        instrument_scores += [
+            InstrumentScore(sample_id, summary.epoch, name, dict(score.metadata))
+            for summary in epochs
+            for name, score in (summary.scores or {}).items()
+            if name not in MAIN_SCORERS and score.metadata
+        ]
         turns: dict[int, list[dict[str, float]]] = defaultdict(list)
         for summary in epochs:
             for number, values in _turns(summary).items():
@@ -226,5 +245,5 @@ def run_table(run: Run) -> RunTable:
         usage=usage,
         wall_seconds=wall,
         epoch_composites=epoch_composites,
-        records=records,
+        instrument_scores=instrument_scores,
     )

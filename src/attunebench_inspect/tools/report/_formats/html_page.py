@@ -1,21 +1,19 @@
-"""One self-contained HTML page (no server, no network, no script): every table, and every figure
-inline as a PNG data URI. Figures need matplotlib (the `plots` extra); without it the page says
-so in one line and keeps every table."""
+"""The report as one self-contained HTML page (no server, no network, no script): every table,
+and every figure inline as a PNG data URI. Figures need matplotlib (the `plots` extra); without
+it the page says so in one line and keeps every table."""
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from html import escape
-from importlib.util import find_spec
 from itertools import groupby
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..._suite.report import Report
-from ._render import Table, _text, tables
+from .._table import Table, text
 
 if TYPE_CHECKING:
-    from ._figures import Chart
+    from .._plot import Chart
 
 _LONG_CELL = 40
 """Characters past which a cell may wrap: more than a number, an interval or a model name."""
@@ -38,15 +36,6 @@ figure { margin: 0 0 1.5em 0; } figure img { display: block; max-width: 100%; he
 """
 
 
-class MissingPlots(RuntimeError):
-    pass
-
-
-def plots_available() -> bool:
-    """Whether matplotlib is installed (figures are optional: the `plots` extra)."""
-    return find_spec("matplotlib") is not None
-
-
 def _wrappable(text: str) -> str:
     # "tokens/conv" or a log location has no space to wrap at; a slash offers one, taken only
     # where the table needs it.
@@ -64,7 +53,7 @@ def _table(table: Table) -> str:
     if table.unsaid:
         return f"{title}<p class='note'>{escape(table.unsaid)}</p>"
     head = "".join(f"<th>{_wrappable(c)}</th>" for c in table.columns)
-    body = "".join("<tr>" + "".join(_cell(_text(c)) for c in row) + "</tr>" for row in table.rows)
+    body = "".join("<tr>" + "".join(_cell(text(c)) for c in row) + "</tr>" for row in table.rows)
     note = f"<p class='note'>{escape(table.note)}</p>" if table.note else ""
     return (
         f"{title}<div class='scroll'><table><thead><tr>{head}</tr>"
@@ -73,7 +62,7 @@ def _table(table: Table) -> str:
 
 
 def _figure(chart: Chart) -> str:
-    from ._figures import DPI, png
+    from .._plot import DPI, png
 
     width, height = (round(x * DPI) for x in chart.figure.get_size_inches())
     data = base64.b64encode(png(chart.figure)).decode("ascii")
@@ -84,22 +73,20 @@ def _figure(chart: Chart) -> str:
     )
 
 
-def _figures(report: Report) -> str:
-    if not plots_available():
+def _figures(charts: Sequence[Chart] | None) -> str:
+    if charts is None:
         return f"<p class='note'>Figures omitted: they need matplotlib ({escape(PLOTS_HINT)}).</p>"
-    from ._figures import charts
-
     return "".join(
         f"<h3>Mode: {escape(mode)}</h3>" + "".join(_figure(c) for c in group)
-        for mode, group in groupby(charts(report), key=lambda c: c.mode)
+        for mode, group in groupby(charts, key=lambda c: c.mode)
     )
 
 
-def to_html(report: Report) -> str:
-    settings = f"{report.resamples} bootstrap resamples, seed {report.seed}" + (
-        f"; conversations where {report.where}" if report.where else ""
-    )
-    runs = ", ".join(f"{r.model} ({r.mode}, {r.conversations} conversations)" for r in report.runs)
+def to_html(
+    runs: str, settings: str, tables: Sequence[Table], charts: Sequence[Chart] | None
+) -> str:
+    """The page: what it was made from (`runs`, `settings`), the figures (None: matplotlib is
+    absent, said in one line), then every table."""
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -107,16 +94,7 @@ def to_html(report: Report) -> str:
         "<h1>AttuneBench report</h1>"
         f"<p class='note'>Runs: {escape(runs)}. {escape(settings)}. Generated from Inspect logs "
         "by <code>attunebench report</code>.</p>"
-        f"<h2>Figures</h2>{_figures(report)}"
-        + "".join(_table(t) for t in tables(report))
+        f"<h2>Figures</h2>{_figures(charts)}"
+        + "".join(_table(t) for t in tables)
         + "</body></html>\n"
     )
-
-
-def write_plots(report: Report, folder: str | Path) -> list[Path]:
-    """Every figure as a PNG file in `folder`; raises MissingPlots without matplotlib."""
-    if not plots_available():
-        raise MissingPlots(f"--plots needs matplotlib: {PLOTS_HINT}")
-    from ._figures import write_pngs
-
-    return write_pngs(report, Path(folder))

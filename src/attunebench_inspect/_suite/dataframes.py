@@ -109,14 +109,13 @@ def third_party_df(
     except ImportError as ex:  # pragma: no cover - depends on the environment
         raise _missing("third_party_df", ex) from None
     from ..data._codebook import load_codebook
-    from ..instruments.profile._table import is_profile_run
     from ..instruments.reannotation._labels import read_identities
     from ..instruments.reannotation._study import SELF, THIRD_PARTY, rescore_runs
-    from .report._logs import read_runs
+    from ..tools.report._logs import is_main_task_run, read_runs
 
     runs, _ = read_runs(_paths(logs))
     rescored = rescore_runs(
-        [r for r in runs if not is_profile_run(r)],
+        [r for r in runs if is_main_task_run(r)],
         answers,
         load_codebook(codebook),
         identities=read_identities(identities) if identities is not None else None,

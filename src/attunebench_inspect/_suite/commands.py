@@ -1,0 +1,259 @@
+"""The suite's own commands: `validate` (a data set, for the main task and the profile task),
+`composite` (recomputed from logs), `report`, `metrics` and `conformance` (every metric the
+suite declares)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from .._util.files import write_atomic
+from ..data._codebook import load_codebook
+from ..data._problems import InputError
+from ..data._source import BUNDLED, resolve
+from ..data._validate import validate_path
+from ..instruments.contamination._report import PROBE_TASK
+from ..instruments.profile._solver import vocabulary_problems
+from ..instruments.profile._vocabulary import load_vocabulary, vocabulary_check
+from ..instruments.reannotation._study import ThirdPartyError
+from ..score._catalog_doc import write
+from ..score._conformance import bundled_case_files, run_cases
+from ..tools._arguments import CODEBOOK_HELP, DATA_HELP, Commands, put
+from ..tools.report._composite import agrees, run_composite
+from ..tools.report._filters import FilterError
+from ..tools.report._formats.html_page import PLOTS_HINT
+from ..tools.report._logs import is_main_task_run, read_runs
+from .catalog import compute, metrics_markdown
+from .render import html, plots_available, render, write_plots
+from .report import build_report
+
+
+def add_validate(commands: Commands) -> None:
+    validate = commands.add_parser(
+        "validate",
+        help="check a conversation dataset without running any model "
+        "(exit 1 on problems; warnings alone exit 0)",
+    )
+    validate.add_argument("path", nargs="?", default=BUNDLED, help=DATA_HELP)
+    validate.add_argument("--codebook", help=CODEBOOK_HELP)
+    validate.add_argument(
+        "--ids",
+        action="store_true",
+        help="also list the valid conversations' IDs, one a line (for inspect eval --sample-id)",
+    )
+    validate.add_argument(
+        "--vocabulary",
+        help="the profile task's vocabulary JSON (default: bundled); a profile label it cannot "
+        "read as one of its options is a warning",
+    )
+    validate.set_defaults(run=_validate)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    source = resolve(args.path, args.codebook)
+    codebook = load_codebook(source.codebook)
+    vocabulary = load_vocabulary(args.vocabulary)
+    summary = validate_path(source.conversations, codebook, [vocabulary_check(vocabulary)])
+    # The vocabulary is the profile task's: checked against what its call can carry.
+    summary = replace(summary, problems=[*vocabulary_problems(vocabulary), *summary.problems])
+    for line in summary.lines(source.describe(summary.conversations)):
+        print(line)
+    if args.ids:
+        print("conversation IDs (for inspect eval --sample-id):")
+        for cid in summary.ids:
+            print(f"  {cid}")
+    return 1 if summary.problems else 0
+
+
+def add_composite(commands: Commands) -> None:
+    composite = commands.add_parser(
+        "composite", help="recompute the Composite with a bootstrap CI from .eval logs"
+    )
+    composite.add_argument("logs", nargs="+", help=".eval log files or log folders")
+    composite.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    composite.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    composite.set_defaults(run=_composite)
+
+
+def _composite(args: argparse.Namespace) -> int:
+    runs, skipped = read_runs(args.logs)
+    # The profile task and the contamination probe have no Composite (`attunebench report`
+    # shows them).
+    runs = [r for r in runs if is_main_task_run(r)]
+    for item in skipped:
+        print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
+    if not runs:
+        print("no successful AttuneBench log found", file=sys.stderr)
+        return 1
+    print("model\tmode\tconversations\tcomposite [95% CI]\tlogged\tlog\ttask version")
+    mismatch = False
+    for run in runs:
+        result = run_composite(run, resamples=args.resamples, seed=args.seed)
+        logged = f"{result.logged:.2f}" if result.logged is not None else "-"
+        mismatch |= not agrees(result)
+        print(
+            f"{run.model}\t{run.mode}\t{result.interval.n}\t{result.interval.show()}"
+            f"\t{logged}\t{run.location}\t{run.version}"
+        )
+    if mismatch:
+        print("the recomputed Composite disagrees with a log header", file=sys.stderr)
+    return 1 if mismatch else 0
+
+
+def add_report(commands: Commands) -> None:
+    report = commands.add_parser(
+        "report", help="every analysis of the paper from .eval logs (never re-runs a model)"
+    )
+    report.add_argument("logs", nargs="+", help=".eval log files or log folders")
+    report.add_argument(
+        "--format",
+        choices=("terminal", "markdown", "csv", "json"),
+        default="terminal",
+        help="output format (default: terminal tables)",
+    )
+    report.add_argument("--output", "-o", help="write the output to this file, not stdout")
+    report.add_argument("--html", help="also write a self-contained HTML report here")
+    report.add_argument(
+        "--plots", help="also write every figure as PNG into this folder (needs matplotlib)"
+    )
+    report.add_argument(
+        "--where",
+        help="analyse only conversations matching this filter, e.g. 'category=Work' "
+        "(an unknown field is an error)",
+    )
+    report.add_argument(
+        "--compare",
+        help="compare conversations matching this filter with the rest, e.g. 'group=any_diagnosis'",
+    )
+    report.add_argument("--groups", help="JSON file of named groups (name -> filter)")
+    report.add_argument(
+        "--diagnostics", action="store_true", help="add the diagnostic metrics to the leaderboard"
+    )
+    report.add_argument(
+        "--task-version",
+        metavar="VERSION",
+        help="report the runs of this task version (default: the newest among the logs; runs of "
+        "other versions are listed as skipped, never ranked with them)",
+    )
+    report.add_argument(
+        "--third-party",
+        nargs="+",
+        metavar="ANSWERS.json",
+        help="answer files of annotators who did not hold the conversations: every run scored "
+        "again against their labels, and the reviewer's test (docs/third-party.md)",
+    )
+    report.add_argument(
+        "--identities",
+        metavar="FILE",
+        help="with --third-party: JSON, annotator -> the participant ID of an annotator who was "
+        "also a participant (their own conversations are marked and left out of the consensus)",
+    )
+    report.add_argument(
+        "--codebook",
+        help="with --third-party: the codebook of the runs and the answer files (default: bundled)",
+    )
+    report.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    report.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    report.set_defaults(run=_report)
+
+
+def _report(args: argparse.Namespace) -> int:
+    if args.plots and not plots_available():
+        print(f"attunebench report: --plots needs matplotlib: {PLOTS_HINT}", file=sys.stderr)
+        return 2
+    if (args.identities or args.codebook) and not args.third_party:
+        print(
+            "attunebench report: --identities and --codebook go with --third-party", file=sys.stderr
+        )
+        return 2
+    try:
+        report = build_report(
+            args.logs,
+            resamples=args.resamples,
+            seed=args.seed,
+            where=args.where,
+            compare=args.compare,
+            groups=args.groups,
+            diagnostics=args.diagnostics,
+            task_version=args.task_version,
+            third_party=args.third_party or (),
+            identities=args.identities,
+            codebook=args.codebook,
+        )
+    except (FilterError, FileNotFoundError) as ex:
+        print(f"attunebench report: {ex}", file=sys.stderr)
+        return 2
+    except ThirdPartyError as ex:
+        for line in ex.problems:
+            print(line, file=sys.stderr)
+        print(
+            f"attunebench report: no report: {len(ex.problems)} problem(s) with the third-party "
+            "labels",
+            file=sys.stderr,
+        )
+        return 1
+    except InputError as ex:
+        print(f"attunebench report: {ex}", file=sys.stderr)
+        return 1
+    for item in report.skipped:
+        print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
+    if not report.runs:
+        print("no successful AttuneBench log found", file=sys.stderr)
+        return 1
+    # The contamination probe's verdict is a run's, over every text it probed: --where does not
+    # filter it.
+    filtered = [r for r in report.runs if r.mode != PROBE_TASK]
+    if args.where and not any(r.conversations for r in filtered):
+        print(
+            f"attunebench report: --where {args.where!r} matches no conversation in "
+            f"{len(filtered)} runs",
+            file=sys.stderr,
+        )
+        return 1
+    put(render(report, args.format), args.output)
+    if args.html:
+        write_atomic(args.html, html(report))
+        bare = "" if plots_available() else f" (no figures: matplotlib is absent; {PLOTS_HINT})"
+        print(f"HTML report: {args.html}{bare}", file=sys.stderr)
+    if args.plots:
+        written = write_plots(report, args.plots)
+        print(f"{len(written)} figures in {args.plots}", file=sys.stderr)
+    return 0
+
+
+def add_metrics(commands: Commands) -> None:
+    metrics = commands.add_parser(
+        "metrics", help="print every metric of the catalog as Markdown tables"
+    )
+    metrics.add_argument(
+        "--write", metavar="FILE", help="replace the generated block of FILE (scorers/METRICS.md)"
+    )
+    metrics.set_defaults(run=_metrics)
+
+
+def _metrics(args: argparse.Namespace) -> int:
+    if args.write:
+        write(args.write, metrics_markdown())
+        print(f"wrote the metric tables into {args.write}", file=sys.stderr)
+    else:
+        sys.stdout.write(metrics_markdown())
+    return 0
+
+
+def add_conformance(commands: Commands) -> None:
+    conformance = commands.add_parser(
+        "conformance", help="check the metric arithmetic against conformance vectors"
+    )
+    conformance.add_argument("files", nargs="*", help="case files (default: the bundled ones)")
+    conformance.set_defaults(run=_conformance)
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    files = [Path(f) for f in args.files] or bundled_case_files()
+    passed, failed, lines = run_cases(files, compute)
+    for line in lines:
+        print(line)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0

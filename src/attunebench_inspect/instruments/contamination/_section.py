@@ -1,0 +1,93 @@
+"""The report's Contamination section, and the verdict beside each probed model's Composite on
+the leaderboard (docs/contamination.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ...tools.report._sections.base import Beside, MainReport, Section
+from ...tools.report._table import Table, ci, number
+from ._report import NOT_PROBED, ContaminationRow
+
+
+class ContaminationReport(MainReport, Protocol):
+    @property
+    def contamination(self) -> Sequence[ContaminationRow]: ...
+
+
+def beside(rows: Sequence[ContaminationRow]) -> list[Beside]:
+    """Each probed model's verdict, beside its Composite on the leaderboard (none where no model
+    was probed)."""
+    if not rows:
+        return []
+    verdicts = {c.model: c.contamination.verdict for c in rows}
+    return [
+        Beside("contamination", verdicts, NOT_PROBED, "Contamination: the probe's verdict (below).")
+    ]
+
+
+def _composites(row: ContaminationRow) -> str:
+    return "; ".join(f"{mode} {ci(c, 2)}" for mode, c in sorted(row.composite.items())) or "-"
+
+
+def _tables(report: ContaminationReport) -> list[Table]:
+    """Has the model seen these conversations? The probe's verdict per model, beside its
+    Composite (docs/contamination.md)."""
+    rows = report.contamination
+    rules = sorted({c.contamination.rule for c in rows if c.contamination.rule})
+    empty = [
+        f"{r.model} ({r.contamination.empty_completions})"
+        for r in rows
+        if r.contamination.empty_completions
+    ]
+    return [
+        Table(
+            "Contamination: has the model seen these conversations?",
+            [
+                "model",
+                "verdict",
+                "Composite [95% CI] by mode",
+                "ROUGE-L guided / general",
+                "difference [95% CI]",
+                "permutation p",
+                "exact / near-exact",
+                "recalled (longest run)",
+                "texts (conversations)",
+                "seed",
+            ],
+            [
+                [
+                    r.model,
+                    c.verdict,
+                    _composites(r),
+                    f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
+                    ci(c.difference),
+                    number(c.p_value, 4),
+                    f"{c.exact} / {c.near_exact}",
+                    f"{c.recalled} ({c.longest_recall})",
+                    f"{c.instances} ({c.conversations})",
+                    "-" if c.seed is None else c.seed,
+                ]
+                for r in rows
+                for c in (r.contamination,)
+            ],
+            "The verdict sits beside the Composite, never inside it: a suspected model may score "
+            "by recall as well as attunement; not suspected is not proof that it never saw the "
+            "data (docs/contamination.md). Guided: the instruction names the data set; general: "
+            "the same text, nothing named; difference: guided minus general; exact and "
+            "near-exact: guided completions; recalled: completions (guided or general) "
+            "that write out a run of another published text of the conversation that the "
+            "prompt did not show, with the longest run in words."
+            + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
+            + (" Over every text each probe ran: --where does not apply." if report.where else "")
+            + " Rule: "
+            + (" | ".join(rules) or "-"),
+            empty="No contamination probe among the logs: `inspect eval "
+            "attunebench_inspect/contamination --model MODEL` checks whether a model has seen "
+            "the conversations (docs/contamination.md).",
+        )
+    ]
+
+
+SECTION = Section("contamination", _tables)

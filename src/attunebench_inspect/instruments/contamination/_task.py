@@ -1,0 +1,56 @@
+"""The contamination probe's task, `attunebench_inspect/contamination` (docs/contamination.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+
+from ..._parameters import TASK_VERSION, check, load, no_unknown, told
+from ...data._source import BUNDLED
+from ._dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
+from ._scorer import CONTAMINATION_HEADLINE, contamination_scorer
+from ._solver import contamination_solver
+
+
+@task
+def contamination(
+    data: str = BUNDLED,
+    codebook: str | None = None,
+    seed: int = 0,
+    skip_invalid: bool = False,
+    **unknown: Any,
+) -> Task:
+    """Has the model seen these conversations? Golchin & Surdeanu's guided-instruction probe on
+    the data set's published texts: a verdict beside the Composite (docs/contamination.md).
+
+    Args:
+        data: a data set root, a conversation folder, a JSON file or a JSONL file (default:
+            bundled, the bundled synthetic set).
+        codebook: annotation codebook JSON (default: a data set root's own, else the bundled
+            codebook).
+        seed: seed of the random length of each text's shown segment.
+        skip_invalid: run without invalid conversations (listed in the task metadata) instead
+            of stopping with the list of problems.
+    """
+    with told():
+        no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid"))
+        check("seed", seed, int, "an integer")
+        loaded = load(data, codebook, skip_invalid)
+        probe = probe_data(
+            loaded.result.conversations, seed, str(loaded.source.conversations), loaded.dataset_name
+        )
+        return Task(
+            dataset=probe.dataset,
+            solver=contamination_solver(),
+            scorer=contamination_scorer(),
+            headline_metric=CONTAMINATION_HEADLINE,
+            version=TASK_VERSION,
+            continue_on_fail=True,
+            metadata={
+                **loaded.metadata(),
+                "seed": seed,
+                NOT_PROBED_KEY: [str(p) for p in probe.not_probed],
+                METHOD_KEY: METHOD,
+            },
+        )

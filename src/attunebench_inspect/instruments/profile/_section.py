@@ -1,0 +1,144 @@
+"""The report's section of the profile task: composite and parts, every field, diagnoses named
+vs reported, and the rank correlation with the main task across models (docs/profile.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ...score._catalog import label as main_label
+from ...tools.report._sections.base import MainReport, Section, at_version
+from ...tools.report._table import Table, ci, nothing_to_show, number
+from ._analyses import DiagnosisInference, ProfileCapability, ProfileRow
+from ._catalog import PROFILE_METRICS, in_groups, label
+
+PROFILE_SUMMARY = in_groups("headline", "part")
+_ORDER = {s.name: i for i, s in enumerate(PROFILE_METRICS)}
+
+
+class ProfileReport(MainReport, Protocol):
+    @property
+    def profile(self) -> Sequence[ProfileRow]: ...
+    @property
+    def diagnosis_inference(self) -> Sequence[DiagnosisInference]: ...
+    @property
+    def profile_capability(self) -> Sequence[ProfileCapability]: ...
+
+
+def _tables(report: ProfileReport) -> list[Table]:
+    """The profile task, where the logs have a profile run."""
+    if not report.profile:
+        return []
+    return [*_profile_scores(report), _profile_diagnoses(report), *_profile_capability(report)]
+
+
+def _profile_scores(report: ProfileReport) -> list[Table]:
+    parts = [*PROFILE_SUMMARY, "profile_parse_failure_rate"]
+    fields = [
+        m
+        for m in sorted(
+            {m for r in report.profile for m in r.metrics}, key=lambda m: _ORDER.get(m, len(_ORDER))
+        )
+        if m not in parts
+    ]
+    return [
+        Table(
+            f"Profile prediction (experimental{at_version(report)}): composite and parts "
+            "(95% bootstrap CI over conversations)",
+            ["model", "conversations", "errored", *map(label, parts), "unplaced labels"],
+            [
+                [
+                    r.model,
+                    r.conversations,
+                    r.errored,
+                    *(
+                        ci(r.metrics[m], 2 if m == "profile_composite" else 3)
+                        if m in r.metrics
+                        else "-"
+                        for m in parts
+                    ),
+                    r.unplaced,
+                ]
+                for r in report.profile
+            ],
+            "What a model infers about a person from a conversation: a capability and a privacy "
+            "risk, not a diagnostic tool (docs/profile.md). 'chance' is attunebench/random. "
+            "Unplaced labels: the participants' labels the profile vocabulary could not place, "
+            "whose fields are not scored (the log's data warnings name them).",
+        ),
+        Table(
+            "Profile prediction: every field (95% bootstrap CI)",
+            ["metric", *(r.model for r in report.profile)],
+            [
+                [label(m), *(ci(r.metrics[m]) if m in r.metrics else "-" for r in report.profile)]
+                for m in fields
+            ],
+        ),
+    ]
+
+
+def _profile_diagnoses(report: ProfileReport) -> Table:
+    return Table(
+        "Profile prediction: diagnoses named vs reported",
+        [
+            "model",
+            "diagnosis",
+            "participants with it",
+            "base rate",
+            "named in",
+            "precision",
+            "recall",
+            "answers",
+        ],
+        [
+            [
+                d.model,
+                d.diagnosis,
+                d.participants,
+                number(d.base_rate),
+                number(d.named_rate),
+                number(d.precision),
+                number(d.recall),
+                d.answers,
+            ]
+            for d in report.diagnosis_inference
+        ],
+        "Base rate: the share of answers whose participant reported the diagnosis; named in: "
+        "the share of answers naming it (above the base rate: named more often than "
+        "reported). Precision and recall of naming it. Parse failures are left out.",
+        empty="No parsed profile answer.",
+    )
+
+
+def _profile_capability(report: ProfileReport) -> list[Table]:
+    result = []
+    for split in report.profile_capability:
+        title = (
+            "Spearman rank correlation across models: profile task vs main-task metrics "
+            f"({split.mode})"
+        )
+        if len(split.models) < 3:
+            result.append(
+                nothing_to_show(
+                    title,
+                    "Needs 3 models besides chance run in the profile task and in this mode; the "
+                    f"logs have {len(split.models)}.",
+                )
+            )
+            continue
+        result.append(
+            Table(
+                title,
+                ["profile metric", *map(main_label, split.metrics)],
+                [
+                    [label(p), *(number(split.spearman[p][m], 2) for m in split.metrics)]
+                    for p in split.profile_metrics
+                ],
+                f"Over {len(split.models)} models: {', '.join(split.models)}. '-' where "
+                "undefined (a metric constant across models).",
+            )
+        )
+    return result
+
+
+SECTION = Section("profile", _tables)

@@ -1,0 +1,69 @@
+"""How the runs went: parse failures, errors, tokens and time, and the logs set aside."""
+
+from __future__ import annotations
+
+from ....score._catalog import label
+from .._table import Cell, Table, number
+from .base import MainReport, Section
+
+
+def _tables(report: MainReport) -> list[Table]:
+    operations = Table(
+        "Operations: parse failures, errors, tokens and time",
+        [
+            "mode",
+            "model",
+            "conversations",
+            "errored",
+            label("parse_failure_rate"),
+            "repaired calls",
+            "judge parse failures",
+            "input tokens/conv",
+            "output tokens/conv",
+            "cached tokens/conv",
+            "seconds/conv",
+            "wall seconds",
+        ],
+        [
+            [
+                o.mode,
+                o.model,
+                o.conversations,
+                len(o.errored),
+                number(o.parse_failure_rate),
+                int(o.repaired_calls),
+                int(o.judge_parse_failures),
+                number(o.tokens_per_conversation.get("input", 0.0), 0),
+                number(o.tokens_per_conversation.get("output", 0.0), 0),
+                number(o.tokens_per_conversation.get("cache_read", 0.0), 0),
+                number(o.seconds_per_conversation, 2),
+                number(o.wall_seconds, 1),
+            ]
+            for o in report.operations
+        ],
+    )
+    roles = Table(
+        "Tokens by model role (whole run)",
+        ["mode", "model", "role (or model without roles)", "input", "output", "cache read",
+         "cache write"],
+        [
+            [o.mode, o.model, role, u["input"], u["output"], u["cache_read"], u["cache_write"]]
+            for o in report.operations
+            for role, u in o.tokens_by_role.items()
+        ],
+    )  # fmt: skip
+    errored: list[list[Cell]] = [
+        [o.model, o.mode, sid, reason]
+        for o in report.operations
+        for sid, reason in o.errored.items()
+    ]
+    errored += [["-", "-", s.location, s.reason] for s in report.skipped]
+    failures = Table(
+        "Errored conversations and skipped logs",
+        ["model", "mode", "conversation / log", "reason"],
+        errored,
+    )
+    return [operations, roles, *([failures] if errored else [])]
+
+
+SECTION = Section("operations", _tables)

@@ -1,0 +1,47 @@
+"""A subgroup of conversations (`--compare`) beside the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ....score._catalog import label
+from .._table import Table, ci
+from .base import MainReport, Section
+
+if TYPE_CHECKING:  # figures need the `plots` extra
+    from .._plot import Chart
+
+
+def _tables(report: MainReport) -> list[Table]:
+    if not report.subgroups:
+        return []
+    return [
+        Table(
+            f"Subgroup: {report.compare} vs the rest",
+            ["mode", "model", "metric", "subgroup", "rest", "difference [95% CI]"],
+            [
+                [
+                    s.mode,
+                    s.model,
+                    label(s.metric),
+                    f"{ci(s.inside)} (n={s.inside.n})",
+                    f"{ci(s.rest)} (n={s.rest.n})",
+                    ci(s.difference),
+                ]
+                for s in report.subgroups
+            ],
+        )
+    ]
+
+
+def _charts(report: MainReport, mode: str) -> Iterator[Chart]:
+    from .._charts import subgroup
+    from .._plot import Chart
+
+    composite = [s for s in report.subgroups if s.mode == mode and s.metric == "composite"]
+    if composite and report.compare:
+        yield Chart(f"subgroup_{mode}", mode, subgroup(mode, composite, report.compare))
+
+
+SECTION = Section("subgroups", _tables, _charts)

@@ -1,0 +1,73 @@
+"""What every section of the report is made of: a `Table` of cells with its title, note and the
+line that replaces it where it has nothing to show, and how a number or an interval reads in a
+cell. The formats (`_formats/`) lay tables out; the sections (`_sections/`, the instruments')
+fill them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..._util.bootstrap import Interval
+from ...score._catalog import BY_NAME
+
+Cell = str | float | int | None
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]]
+    note: str = ""
+    empty: str = ""
+    """Why the table may have no rows."""
+
+    @property
+    def unsaid(self) -> str:
+        """The one line that replaces a table with nothing to say ("" for a table with rows):
+        printed instead of empty headers."""
+        return "" if self.rows else self.empty
+
+
+def number(value: float, digits: int = 3) -> str:
+    """`value` with `digits` decimals, "-" where missing; a value that rounds to 0 is "0.0", not
+    "-0.0"."""
+    if math.isnan(value):
+        return "-"
+    return f"{round(value, digits) + 0.0:.{digits}f}"
+
+
+def ci(value: Interval, digits: int = 3) -> str:
+    if math.isnan(value.estimate):
+        return "-"
+    low, high = number(value.low, digits), number(value.high, digits)
+    return f"{number(value.estimate, digits)} [{low}, {high}]"
+
+
+def text(cell: Cell) -> str:
+    if cell is None:
+        return "-"
+    if isinstance(cell, float):
+        return number(cell)
+    return str(cell)
+
+
+def nothing_to_show(title: str, why: str) -> Table:
+    return Table(title, [], [], empty=why)
+
+
+def too_few(wanted: int, have: int) -> str:
+    return f"Needs {wanted} models besides chance in this mode; the logs have {have}."
+
+
+def sentence(rule: str) -> str:
+    return rule[:1].upper() + rule[1:]
+
+
+_CATALOG_RANK = {name: i for i, name in enumerate(BY_NAME)}
+
+
+def catalog_order(names: set[str]) -> list[str]:
+    """Metric names in the catalog's order (Composite inputs by pillar), unknown names last."""
+    return sorted(names, key=lambda n: (_CATALOG_RANK.get(n, len(_CATALOG_RANK)), n))
