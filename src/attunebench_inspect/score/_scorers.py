@@ -33,7 +33,7 @@ from . import _similarity as similarity
 from ._catalog import POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
 from ._conversation import ConversationScores, score_conversation
 from ._explanation import answer_line, explanation
-from ._metric_spec import Family
+from ._metric_spec import FAMILIES, Family
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
 """The Composite's mean: what `inspect view`, `evals_df` and the progress line show first."""
@@ -196,6 +196,16 @@ def response_similarity_scorer() -> Scorer:
         )
 
     return score
+
+
+CORE_SCORERS = frozenset(
+    {
+        *(f"{family}_scorer" for family in FAMILIES if family not in ("similarity", "stability")),
+        "response_similarity_scorer",
+        "draft_rejudge",
+    }
+)
+"""The names of the main task's own scorers in a log; any other is an instrument's."""
 
 
 def scorer_families() -> tuple[Family, ...]:

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from ...score._catalog import PILLAR_NAMES
 from ...score._counts import metadata_counts
-from ...score._metric_spec import FAMILIES
+from ...score._scorers import CORE_SCORERS
 from ...score._metrics import composite, nanmean
 from ._log_fields import SampleRow
 from ._logs import COMPOSITE_SCORER, Run
@@ -48,12 +48,6 @@ class Conversation:
     """Participant and topic facts for subgroups."""
     tokens: dict[str, int]
     seconds: float
-
-
-MAIN_SCORERS = frozenset(
-    {*(f"{family}_scorer" for family in FAMILIES), "response_similarity_scorer"}
-)
-"""The scorers of the main task's metric families: what the run table reads as values."""
 
 
 @dataclass(frozen=True)
@@ -208,7 +202,7 @@ def run_table(run: Run) -> RunTable:
             InstrumentScore(sample_id, summary.epoch, name, dict(score.metadata))
             for summary in epochs
             for name, score in (summary.scores or {}).items()
-            if name not in MAIN_SCORERS and score.metadata
+            if name not in CORE_SCORERS and score.metadata
         ]
         turns: dict[int, list[dict[str, float]]] = defaultdict(list)
         for summary in epochs:
