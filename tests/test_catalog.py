@@ -12,13 +12,15 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, headline_metric
 
 from attunebench_inspect import attunebench
+from attunebench_inspect._suite.catalog import metrics_markdown
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.dataframes import metrics_df
 from attunebench_inspect._suite.report import build_report
-from attunebench_inspect.score._catalog import CATALOG, in_groups, spec
-from attunebench_inspect.score._catalog_doc import BEGIN, END, catalog_markdown
+from attunebench_inspect.instruments.profile._catalog import PROFILE_METRICS
+from attunebench_inspect.score._catalog import BY_NAME, CATALOG, in_groups, spec
+from attunebench_inspect.score._catalog_doc import BEGIN, END
 from attunebench_inspect.score._chance_levels import measured, measured_names
 from attunebench_inspect.score._conformance import bundled_case_files
-from attunebench_inspect.tools._dataframes import metrics_df
 from tests.conftest import BUNDLED
 
 METRICS_MD = Path(__file__).parents[1] / "scorers" / "METRICS.md"
@@ -27,7 +29,7 @@ METRICS_MD = Path(__file__).parents[1] / "scorers" / "METRICS.md"
 def test_metrics_md_tables_are_the_catalog() -> None:
     text = METRICS_MD.read_text(encoding="utf-8")
     generated = text[text.index(BEGIN) + len(BEGIN) : text.index(END)].strip()
-    assert generated == catalog_markdown().strip(), (
+    assert generated == metrics_markdown().strip(), (
         "scorers/METRICS.md is out of date: run `attunebench metrics --write scorers/METRICS.md`"
     )
 
@@ -38,11 +40,12 @@ def test_every_computed_metric_has_conformance_cases_and_every_case_a_metric() -
         for file in bundled_case_files()
         for case in json.loads(file.read_text())["cases"]
     }
-    assert cased <= {s.name for s in CATALOG}
+    profile = {s.name for s in PROFILE_METRICS}
+    assert cased <= {s.name for s in CATALOG} | profile
     needs_cases = {
         s.name for s in CATALOG if (s.computed or s.family == "composite") and s.family != "rejudge"
     }
-    assert needs_cases - cased == set()
+    assert (needs_cases | profile) - cased == set()
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +65,7 @@ def test_measured_chance_levels_are_what_the_baselines_score(
 ) -> None:
     frame = metrics_df([log.location for log in baseline_logs.values()])
     means = frame.groupby("model").mean(numeric_only=True)
-    for name in sorted(n for n in measured_names() if spec(n).family != "profile"):
+    for name in sorted(n for n in measured_names() if n in BY_NAME):
         for model, claimed in zip(
             ("attunebench/random", "attunebench/majority"), measured(name), strict=True
         ):

@@ -12,6 +12,7 @@ from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, 
 
 from attunebench_inspect.data import load_codebook, load_conversations
 from attunebench_inspect.data._samples import to_dataset
+from attunebench_inspect.instruments.stability import stability_figures, stability_scorer
 from attunebench_inspect.score import (
     binary_scorer,
     composite_scorer,
@@ -20,8 +21,6 @@ from attunebench_inspect.score import (
     emotion_scorer,
     pairwise_scorer,
     pooled_binary,
-    stability_figures,
-    stability_scorer,
 )
 from attunebench_inspect.score._catalog import of_family
 from attunebench_inspect.score._metric_spec import Family

@@ -23,8 +23,7 @@ from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, 
 
 from attunebench_inspect import contamination
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect.data import _split as split
-from attunebench_inspect.data import load_codebook, load_conversations
+from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.instruments.contamination import (
     contamination_scorer,

@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai.model import get_model
 
-from attunebench_inspect.data import _split as split
-from attunebench_inspect.data import load_codebook, load_conversations
+from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.instruments.contamination._completions import score_instance
 from attunebench_inspect.instruments.contamination._dataset import TEXTS_KEY, texts_of
 from attunebench_inspect.instruments.contamination._instances import Instance

@@ -27,7 +27,7 @@ from attunebench_inspect.data._panas import POSITIVE_AFFECT
 from attunebench_inspect.data._schema import Demographics
 from attunebench_inspect.data._split import VisibleConversation, split
 from attunebench_inspect.data._validate import validate_path
-from attunebench_inspect.instruments.profile._vocabulary import Vocabulary
+from attunebench_inspect.instruments.profile._vocabulary import Vocabulary, vocabulary_check
 from tests.conftest import BUNDLED
 
 # Every field that carries a participant label, in the published and in our own naming.
@@ -98,7 +98,7 @@ def test_every_bundled_file_round_trips(bundled_files: list[Path]) -> None:
 def test_bundled_set_validates_clean(
     codebook: Codebook, vocabulary: Vocabulary, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    summary = validate_path(BUNDLED, codebook, vocabulary)
+    summary = validate_path(BUNDLED, codebook, [vocabulary_check(vocabulary)])
     assert summary.problems == [] and summary.warnings == []
     assert main(["validate", str(BUNDLED)]) == 0
     out = capsys.readouterr().out
@@ -413,7 +413,7 @@ def test_validate_warns_on_follow_ups_that_match_no_option(
     cw["q3_followUp_whatFeltOff"] = [near, "It kept changing the subject"]
     file = tmp_path / "c.json"
     file.write_text(json.dumps(conversation_raw))
-    summary = validate_path(file, codebook, vocabulary)
+    summary = validate_path(file, codebook, [vocabulary_check(vocabulary)])
     assert summary.problems == []
     assert [str(w) for w in summary.warnings] == [
         f"{file}: conversation: conversationWideQuestions.q3_followUp_whatFeltOff[1]: "

@@ -15,8 +15,7 @@ from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench, contamination
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect.data import Codebook, load_codebook, load_conversations
-from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import Codebook, load_codebook, load_conversations, split
 from attunebench_inspect.instruments.contamination._estimate import probe_requests
 from attunebench_inspect.solve import _prompts as prompts
 from attunebench_inspect.solve._modes import mode_spec

@@ -16,19 +16,11 @@ from PIL import Image
 
 from attunebench_inspect import TASK_VERSION
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.render import MissingPlots, charts, to_html, write_plots
 from attunebench_inspect._suite.report import Report
 from attunebench_inspect.score._catalog import label, spec
 from attunebench_inspect.tools.report._analyses import DRIFT_METRICS, Settings, turn_drift
-from attunebench_inspect.tools.report._figures import (
-    DPI,
-    NAME_CHARS,
-    PNG_DPI,
-    Chart,
-    charts,
-    scale,
-    short,
-)
-from attunebench_inspect.tools.report._html import MissingPlots, to_html, write_plots
+from attunebench_inspect.tools.report._plot import DPI, NAME_CHARS, PNG_DPI, Chart, scale, short
 from attunebench_inspect.tools.report._run_table import Conversation, RunTable
 from tests import test_report
 

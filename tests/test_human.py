@@ -21,9 +21,9 @@ from inspect_ai.util import Store
 
 from attunebench_inspect import TASK_VERSION, default
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.render import to_json, to_terminal
 from attunebench_inspect._suite.report import build_report
-from attunebench_inspect.data import Codebook, load_conversations
-from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data._panas import PANAS_ITEMS
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.data._split import GroundTruth, VisibleConversation
@@ -34,7 +34,6 @@ from attunebench_inspect.solve import read_walk
 from attunebench_inspect.solve._schemas import call_of
 from attunebench_inspect.solve._solver import pairwise_labels
 from attunebench_inspect.tools.report._analyses import FEW_CONVERSATIONS
-from attunebench_inspect.tools.report._render import to_json, to_terminal
 from tests.conftest import BUNDLED
 from tests.spy import Spy
 from tests.test_protocol import CANARIES, _every_label_changed, _with_canaries

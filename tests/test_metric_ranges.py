@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.data._panas import PANAS_ITEMS
 from attunebench_inspect.data._split import comparison_key
+from attunebench_inspect.instruments.profile._catalog import PROFILE_METRICS
 from attunebench_inspect.instruments.profile._fields import PROFILE_FIELDS
 from attunebench_inspect.instruments.profile._metrics import ProfileInputs
 from attunebench_inspect.instruments.profile._vocabulary import load_vocabulary
 from attunebench_inspect.instruments.stability import pair_choices
+from attunebench_inspect.instruments.stability._catalog import STABILITY_METRICS
 from attunebench_inspect.instruments.stability._log_figures import log_metrics
 from attunebench_inspect.instruments.stability._record import StabilityRecord
 from attunebench_inspect.score import _metrics as m
@@ -162,7 +164,6 @@ def _of(kind: Callable[[MetricSpec], object]) -> list[MetricSpec]:
 
 TURN = _of(lambda s: s.turn)
 CONVERSATION = _of(lambda s: s.conversation)
-PROFILE = _of(lambda s: s.profile)
 POOLED = {pooled_name(v, s): (v, s) for v in BINARY_VIEWS for s in POOLED_STATS}
 COMPOSITE = [s for s in CATALOG if s.family == "composite"]
 
@@ -194,10 +195,10 @@ def test_every_conversation_metric_stays_in_its_range(
 @EXAMPLES
 @given(profiles())
 def test_every_profile_metric_stays_in_its_range(inputs: ProfileInputs) -> None:
-    for spec in PROFILE:
-        assert spec.profile is not None
-        value = spec.profile(inputs)
-        assert _in_range(spec, value), (spec.name, value)
+    for spec in PROFILE_METRICS:
+        assert spec.value is not None
+        value = spec.value(inputs)
+        assert math.isnan(value) or spec.low - 1e-9 <= value <= spec.high + 1e-9, (spec.name, value)
 
 
 @EXAMPLES
@@ -238,7 +239,8 @@ def test_the_follow_up_overlap_is_a_set_overlap(
         assert m.fuzzy_overlap(pred, pred) == 1.0
 
 
-STABILITY = [s for s in CATALOG if s.family == "stability"]
+STABILITY = list(STABILITY_METRICS)
+_STABILITY = {s.name: s for s in STABILITY}
 judge_verdicts = st.builds(
     lambda ratings, answers: JudgeVerdict(dict(zip(JUDGE_CRITERIA, ratings, strict=True)), answers),
     st.lists(ratings, min_size=len(JUDGE_CRITERIA), max_size=len(JUDGE_CRITERIA)),
@@ -274,13 +276,14 @@ def test_stability_figures_stay_in_range(records: list[StabilityRecord]) -> None
     values = log_metrics(records)
     assert set(values) <= {s.name for s in STABILITY}
     for name, value in values.items():
-        assert _in_range(BY_NAME[name], value), (name, value)
+        assert _in_range(_STABILITY[name], value), (name, value)
 
 
 def test_the_property_tests_cover_every_metric() -> None:
     covered = {
-        *(s.name for s in TURN + CONVERSATION + PROFILE + COMPOSITE + STABILITY),
+        *(s.name for s in TURN + CONVERSATION + COMPOSITE + STABILITY),
+        *(s.name for s in PROFILE_METRICS),
         *POOLED,
         "response_similarity",
     }
-    assert covered == {s.name for s in CATALOG}
+    assert covered == {s.name for s in (*CATALOG, *STABILITY_METRICS, *PROFILE_METRICS)}

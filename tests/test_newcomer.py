@@ -227,7 +227,7 @@ def test_the_estimate_restates_its_inputs_in_120_columns(
 
 
 def test_metrics_df_still_has_every_count(baseline_logs: Path) -> None:
-    from attunebench_inspect.tools._dataframes import metrics_df
+    from attunebench_inspect._suite.dataframes import metrics_df
 
     frame = metrics_df(baseline_logs)
     assert len(frame) == 2

@@ -15,9 +15,9 @@ import pytest
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import Codebook, load_codebook, load_conversations
 from attunebench_inspect.data._problems import DataError
+from attunebench_inspect.data._schema import NO_DIAGNOSIS
 from attunebench_inspect.data._validate import validate_path
 from attunebench_inspect.instruments.profile._fields import (
-    NO_DIAGNOSIS,
     VOCABULARY_FIELDS,
     split_profile,
 )
@@ -26,6 +26,7 @@ from attunebench_inspect.instruments.profile._vocabulary import (
     bundled_vocabulary_path,
     labels,
     load_vocabulary,
+    vocabulary_check,
 )
 from attunebench_inspect.solve._prompts import quote
 from tests.conftest import BUNDLED
@@ -129,7 +130,7 @@ def test_validate_names_every_label_the_vocabulary_cannot_read(
         "expected an option or alias of the profile vocabulary, or a label close to exactly one "
         "option (docs/profile.md); the field is not scored for this conversation"
     )
-    assert [str(w) for w in validate_path(file, codebook, vocabulary).warnings] == [
+    assert [str(w) for w in validate_path(file, codebook, [vocabulary_check(vocabulary)]).warnings] == [
         f"{where}.country: found Narnia; {unscored}",
         f"{where}.diagnoses[0]: found Anxiety disorders; expected an option or alias of the "
         "profile vocabulary; scored as Anxiety disorder, the one option it is close to "

@@ -14,8 +14,7 @@ from inspect_ai.model import get_model
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import attunebench
-from attunebench_inspect.data import Codebook, load_conversations
-from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.solve._modes import mode_spec
 from attunebench_inspect.tools.estimate._cache.prompt import Block
 from attunebench_inspect.tools.estimate._cache.rules import (

@@ -26,13 +26,13 @@ from inspect_ai.model import ChatMessage, GenerateConfig, get_model
 
 from attunebench_inspect import TASK_VERSION, attunebench, contamination
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.dataframes import metrics_df
+from attunebench_inspect._suite.render import to_html, to_json, to_markdown, to_terminal
 from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.score._counts import metadata_counts
-from attunebench_inspect.tools._dataframes import metrics_df
 from attunebench_inspect.tools.report._analyses import Settings, composite_ci
 from attunebench_inspect.tools.report._filters import FilterError, parse_filter
-from attunebench_inspect.tools.report._html import to_html
 from attunebench_inspect.tools.report._log_fields import (
     RunHeader,
     SampleRow,
@@ -40,7 +40,6 @@ from attunebench_inspect.tools.report._log_fields import (
     read_sample_rows,
 )
 from attunebench_inspect.tools.report._logs import read_runs
-from attunebench_inspect.tools.report._render import to_json, to_markdown, to_terminal
 from attunebench_inspect.tools.report._run_table import run_table
 from tests.conftest import BUNDLED
 from tests.spy import Spy

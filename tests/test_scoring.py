@@ -17,10 +17,10 @@ from inspect_ai.log import EvalLog
 from scipy.stats import kendalltau
 
 from attunebench_inspect import attunebench
+from attunebench_inspect._suite.catalog import compute
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect._util.bootstrap import mean_ci
-from attunebench_inspect.data import Codebook, load_conversations
-from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data._samples import visible_of
 from attunebench_inspect.data._split import GroundTruth, VisibleConversation
 from attunebench_inspect.score import _metrics as m
@@ -71,7 +71,7 @@ def test_there_are_enough_conformance_cases() -> None:
 
 @pytest.mark.parametrize(("source", "case"), CASES, ids=[f"{s}:{c['name']}" for s, c in CASES])
 def test_conformance_case(source: str, case: dict[str, Any]) -> None:
-    ok, line = check_case(source, case)
+    ok, line = check_case(source, case, compute)
     assert ok, line
 
 

@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from attunebench_inspect.data._split import comparison_key
+from attunebench_inspect.instruments import stability as p
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability import _agreement as judges
+from attunebench_inspect.score import _panel as panel
 from attunebench_inspect.solve._identity import ModelIdentity, model_identity, self_judge
 from attunebench_inspect.solve._predictions import JudgeVerdict
-from attunebench_inspect.tools import plan as p
 
 SOURCES = ("original", "alternate", "human")
 PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
@@ -476,14 +477,14 @@ def test_epoch_resampling_widens_but_does_not_move() -> None:
 
 
 def test_panel_rating_and_answer() -> None:
-    assert s.panel_rating([5, 6, None]) == 5.5
-    assert math.isnan(s.panel_rating([None, None]))
-    assert s.panel_answer(["yes", "no", "yes"]) == s.PanelAnswer("yes", False)
+    assert panel.panel_rating([5, 6, None]) == 5.5
+    assert math.isnan(panel.panel_rating([None, None]))
+    assert panel.panel_answer(["yes", "no", "yes"]) == panel.PanelAnswer("yes", False)
     # Two judges disagreeing: a tie, the first judge's answer.
-    assert s.panel_answer(["no", "yes"]) == s.PanelAnswer("no", True)
-    assert s.panel_answer([None, "na", "yes", "yes", "na"]) == s.PanelAnswer("na", True)
-    assert s.panel_answer([None, "yes"]) == s.PanelAnswer("yes", False)
-    assert s.panel_answer([]) == s.PanelAnswer(None, False)
+    assert panel.panel_answer(["no", "yes"]) == panel.PanelAnswer("no", True)
+    assert panel.panel_answer([None, "na", "yes", "yes", "na"]) == panel.PanelAnswer("na", True)
+    assert panel.panel_answer([None, "yes"]) == panel.PanelAnswer("yes", False)
+    assert panel.panel_answer([]) == panel.PanelAnswer(None, False)
 
 
 def test_alpha_hand_checked() -> None:
@@ -494,7 +495,7 @@ def test_alpha_hand_checked() -> None:
     result = s.judge_agreement(
         [["yes", "yes", "no", "no"], ["yes", "no", "no", "no"]],
         "nominal",
-        s.ANSWER_DOMAIN,
+        panel.ANSWER_DOMAIN,
         resamples=FAST,
     )
     assert result.alpha.estimate == pytest.approx(16 / 30)
@@ -505,10 +506,10 @@ def test_alpha_hand_checked() -> None:
 def test_agreeing_judges_give_alpha_one() -> None:
     rng = random.Random(0)
     ratings = [rng.randint(1, 7) for _ in range(200)]
-    answers = [rng.choice(s.ANSWER_DOMAIN) for _ in range(200)]
+    answers = [rng.choice(panel.ANSWER_DOMAIN) for _ in range(200)]
     for data, level, domain in (
-        ([ratings, list(ratings)], "ordinal", s.RATING_DOMAIN),
-        ([answers, list(answers), list(answers)], "nominal", s.ANSWER_DOMAIN),
+        ([ratings, list(ratings)], "ordinal", panel.RATING_DOMAIN),
+        ([answers, list(answers), list(answers)], "nominal", panel.ANSWER_DOMAIN),
     ):
         result = s.judge_agreement(data, level, domain, resamples=FAST)  # type: ignore[arg-type]
         assert (result.alpha.estimate, result.alpha.low, result.alpha.high) == (1.0, 1.0, 1.0)
@@ -517,7 +518,7 @@ def test_agreeing_judges_give_alpha_one() -> None:
 
 def test_random_judges_give_alpha_near_zero_with_a_ci_covering_it() -> None:
     rng = random.Random(1)
-    for level, domain in (("ordinal", s.RATING_DOMAIN), ("nominal", s.ANSWER_DOMAIN)):
+    for level, domain in (("ordinal", panel.RATING_DOMAIN), ("nominal", panel.ANSWER_DOMAIN)):
         data = [[rng.choice(domain) for _ in range(300)] for _ in range(2)]
         result = s.judge_agreement(data, level, domain)  # type: ignore[arg-type]
         assert abs(result.alpha.estimate) < 0.1
@@ -531,7 +532,9 @@ def test_random_judges_ci_coverage() -> None:
     covered = 0
     for seed in SEEDS:
         data = [[rng.randint(1, 7) for _ in range(120)] for _ in range(2)]
-        alpha = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN, resamples=500, seed=seed).alpha
+        alpha = s.judge_agreement(
+            data, "ordinal", panel.RATING_DOMAIN, resamples=500, seed=seed
+        ).alpha
         covered += alpha.low <= 0 <= alpha.high
     assert covered / len(SEEDS) >= 0.88
 
@@ -543,7 +546,7 @@ def test_bootstrap_alphas_are_the_packages() -> None:
     from attunebench_inspect._util.bootstrap import resample_counts
 
     rng = np.random.default_rng(3)
-    for level, domain in (("ordinal", s.RATING_DOMAIN), ("nominal", s.ANSWER_DOMAIN)):
+    for level, domain in (("ordinal", panel.RATING_DOMAIN), ("nominal", panel.ANSWER_DOMAIN)):
         truth = rng.integers(0, len(domain), size=80)
         data = [
             [
@@ -577,15 +580,15 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
     data = [[rng.randint(1, 7) for _ in range(60)] for _ in range(2)]
     data[1] = [r if rng.random() < 0.6 else rng.randint(1, 7) for r in data[0]]
     conversations = [f"c{u // 4:02d}" for u in range(60)]  # 15 conversations of 4 drafts
-    clustered = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN, clusters=conversations)
-    plain = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN)
+    clustered = s.judge_agreement(data, "ordinal", panel.RATING_DOMAIN, clusters=conversations)
+    plain = s.judge_agreement(data, "ordinal", panel.RATING_DOMAIN)
     own = s.judge_agreement(
-        data, "ordinal", s.RATING_DOMAIN, clusters=[f"{u:02d}" for u in range(60)]
+        data, "ordinal", panel.RATING_DOMAIN, clusters=[f"{u:02d}" for u in range(60)]
     )
     assert clustered.alpha.estimate == plain.alpha.estimate == own.alpha.estimate
     assert (clustered.alpha.n, plain.alpha.n, clustered.drafts) == (15, 60, 60)
     assert (own.alpha.low, own.alpha.high) == (plain.alpha.low, plain.alpha.high)
-    counts = judges._value_counts(data, s.RATING_DOMAIN)
+    counts = judges._value_counts(data, panel.RATING_DOMAIN)
     members = np.kron(np.eye(15), np.ones((1, 4)))  # conversation x draft
     draws = resample_counts(15, 10, 0)
     replicates = judges._alpha_replicates(members @ judges._coincidences(counts), draws, "ordinal")
@@ -598,22 +601,26 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
 
 
 def test_judge_agreement_error_paths() -> None:
-    assert s.judge_agreement([[1, 2, 3]], "ordinal", s.RATING_DOMAIN).reading == "too few judges"
-    one_each = s.judge_agreement([[1, None], [None, 2]], "ordinal", s.RATING_DOMAIN)
+    assert (
+        s.judge_agreement([[1, 2, 3]], "ordinal", panel.RATING_DOMAIN).reading == "too few judges"
+    )
+    one_each = s.judge_agreement([[1, None], [None, 2]], "ordinal", panel.RATING_DOMAIN)
     assert one_each.reading == "no draft answered by two judges"
     assert math.isnan(one_each.alpha.estimate)
     assert (
-        s.judge_agreement([[4, 4], [4, 4]], "ordinal", s.RATING_DOMAIN).reading
+        s.judge_agreement([[4, 4], [4, 4]], "ordinal", panel.RATING_DOMAIN).reading
         == "one value throughout"
     )
     with pytest.raises(ValueError, match="3 clusters for 2 drafts; expected one conversation"):
-        s.judge_agreement([[1, 2], [1, 2]], "ordinal", s.RATING_DOMAIN, clusters=["a", "b", "c"])
+        s.judge_agreement(
+            [[1, 2], [1, 2]], "ordinal", panel.RATING_DOMAIN, clusters=["a", "b", "c"]
+        )
     with pytest.raises(ValueError, match="judge 2 answered 1 drafts; judge 1 2"):
-        s.judge_agreement([[1, 2], [1]], "ordinal", s.RATING_DOMAIN)
+        s.judge_agreement([[1, 2], [1]], "ordinal", panel.RATING_DOMAIN)
     with pytest.raises(
         ValueError, match=r"judge 1, draft 2: found 'maybe'; expected one of \['yes', 'no', 'na'\]"
     ):
-        s.judge_agreement([["yes", "maybe"], ["yes", "no"]], "nominal", s.ANSWER_DOMAIN)
+        s.judge_agreement([["yes", "maybe"], ["yes", "no"]], "nominal", panel.ANSWER_DOMAIN)
 
 
 def test_judge_profile_and_collapse() -> None:
@@ -842,7 +849,7 @@ def test_icc_stays_in_range(rows: list[list[float]]) -> None:
     )
 )
 def test_alpha_stays_in_range(data: list[list[int | None]]) -> None:
-    result = s.judge_agreement(data, "ordinal", s.RATING_DOMAIN, resamples=50)
+    result = s.judge_agreement(data, "ordinal", panel.RATING_DOMAIN, resamples=50)
     for x in (result.alpha.estimate, result.alpha.low, result.alpha.high):
         assert math.isnan(x) or x <= 1 + 1e-9
 
@@ -885,20 +892,20 @@ def test_power_stays_in_range_and_grows_with_conversations(
         | st.builds(
             lambda r, a: JudgeVerdict({"overall": r}, {"B1": a}),
             st.integers(1, 7),
-            st.sampled_from(s.ANSWER_DOMAIN),
+            st.sampled_from(panel.ANSWER_DOMAIN),
         ),
         min_size=1,
         max_size=5,
     )
 )
 def test_the_panel_verdict_stays_within_its_judges(verdicts: list[JudgeVerdict | None]) -> None:
-    panel = s.panel_verdict(verdicts)
+    found = panel.panel_verdict(verdicts)
     given_ = [v for v in verdicts if v is not None]
     if not given_:
-        assert panel is None
+        assert found is None
         return
-    assert panel is not None
+    assert found is not None
     ratings = [v.ratings["overall"] for v in given_]
-    assert min(ratings) <= panel.ratings["overall"] <= max(ratings)
+    assert min(ratings) <= found.ratings["overall"] <= max(ratings)
     answers = [v.binary["B1"] for v in given_]
-    assert answers.count(panel.binary["B1"]) == max(answers.count(a) for a in answers)
+    assert answers.count(found.binary["B1"]) == max(answers.count(a) for a in answers)

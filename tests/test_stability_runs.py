@@ -21,18 +21,18 @@ from inspect_ai.util import Store
 
 from attunebench_inspect import attunebench
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.render import to_json, to_terminal
 from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data import Codebook
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.data._samples import visible_of
-from attunebench_inspect.instruments.stability import panel_verdict
 from attunebench_inspect.instruments.stability._record import read_record, stability_record
 from attunebench_inspect.instruments.stability._report import RunStability
+from attunebench_inspect.score._panel import panel_verdict
 from attunebench_inspect.solve import read_walk
 from attunebench_inspect.solve._judges import panel_roles
 from attunebench_inspect.solve._predictions import JudgeVerdict
 from attunebench_inspect.solve._solver import pairwise_view
-from attunebench_inspect.tools.report._render import to_json, to_terminal
 from tests.truth_model import TruthModel
 
 RESAMPLES = 500

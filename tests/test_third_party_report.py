@@ -19,6 +19,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig
 
 from attunebench_inspect import TASK_VERSION, default
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.dataframes import third_party_df
+from attunebench_inspect._suite.render import charts, to_html
 from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data._codebook import Codebook
 from attunebench_inspect.instruments.reannotation._analysis import RULE
@@ -26,9 +28,6 @@ from attunebench_inspect.instruments.reannotation._labels import NOT_COVERED_MET
 from attunebench_inspect.solve._predictions import Records
 from attunebench_inspect.solve._schemas import call_of
 from attunebench_inspect.solve._solver import pairwise_labels
-from attunebench_inspect.tools._dataframes import third_party_df
-from attunebench_inspect.tools.report._figures import charts
-from attunebench_inspect.tools.report._html import to_html
 from tests import test_human
 from tests.conftest import BUNDLED
 from tests.spy import Spy

@@ -19,8 +19,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema
 
-from attunebench_inspect.data import Codebook, load_conversations
-from attunebench_inspect.data import _split as split
+from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data._split import GroundTruth, VisibleConversation, comparison_key
 from attunebench_inspect.providers._baselines import RandomFill
 from attunebench_inspect.solve._prompts import quote

@@ -26,7 +26,7 @@ from ..tools.report._filters import FilterError
 from ..tools.report._formats.html_page import PLOTS_HINT
 from ..tools.report._logs import is_main_task_run, read_runs
 from .catalog import compute, metrics_markdown
-from .render import html, plots_available, render, write_plots
+from .render import FORMS, plots_available, to_html, write_plots
 from .report import build_report
 
 
@@ -212,9 +212,9 @@ def _report(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    put(render(report, args.format), args.output)
+    put(FORMS[args.format](report), args.output)
     if args.html:
-        write_atomic(args.html, html(report))
+        write_atomic(args.html, to_html(report))
         bare = "" if plots_available() else f" (no figures: matplotlib is absent; {PLOTS_HINT})"
         print(f"HTML report: {args.html}{bare}", file=sys.stderr)
     if args.plots:

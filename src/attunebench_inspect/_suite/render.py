@@ -14,8 +14,8 @@ from ..instruments.human._section import SECTION as HUMAN
 from ..instruments.profile._section import SECTION as PROFILE
 from ..instruments.reannotation._section import SECTION as REANNOTATION
 from ..instruments.stability._section import SECTION as STABILITY
-from ..tools.report._formats import to_csv, to_json, to_markdown, to_terminal
-from ..tools.report._formats.html_page import PLOTS_HINT, to_html
+from ..tools.report._formats import csv_text, json_text, markdown_text, terminal_text
+from ..tools.report._formats.html_page import PLOTS_HINT, html_page
 from ..tools.report._sections import (
     CAPABILITY,
     DISTINGUISHABILITY,
@@ -81,21 +81,33 @@ def charts(report: Report) -> list[Chart]:
         return [c for mode in models_besides_chance(report) for c in of_mode(mode)]
 
 
-def render(report: Report, form: str) -> str:
-    """The report as terminal text, markdown, csv or json."""
-    if form == "json":
-        return to_json(report)
-    laid_out = {"terminal": to_terminal, "markdown": to_markdown, "csv": to_csv}[form]
-    return laid_out(tables(report))
+def to_terminal(report: Report) -> str:
+    return terminal_text(tables(report))
 
 
-def html(report: Report) -> str:
+def to_markdown(report: Report) -> str:
+    return markdown_text(tables(report))
+
+
+def to_csv(report: Report) -> str:
+    return csv_text(tables(report))
+
+
+def to_json(report: Report) -> str:
+    return json_text(report)
+
+
+FORMS = {"terminal": to_terminal, "markdown": to_markdown, "csv": to_csv, "json": to_json}
+"""`attunebench report --format`: the report in each form."""
+
+
+def to_html(report: Report) -> str:
     """One self-contained HTML page: every figure (where matplotlib is installed) and table."""
     settings = f"{report.resamples} bootstrap resamples, seed {report.seed}" + (
         f"; conversations where {report.where}" if report.where else ""
     )
     runs = ", ".join(f"{r.model} ({r.mode}, {r.conversations} conversations)" for r in report.runs)
-    return to_html(runs, settings, tables(report), charts(report) if plots_available() else None)
+    return html_page(runs, settings, tables(report), charts(report) if plots_available() else None)
 
 
 def write_plots(report: Report, folder: str | Path) -> list[Path]:

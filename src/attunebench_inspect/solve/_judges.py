@@ -1,8 +1,9 @@
-"""The judge panel's model roles, and the self-judging line.
+"""The judge: its call on a draft (`judge_draft`, which the walk makes and a later re-judging
+scorer makes again, score/_rejudge.py), the panel's model roles, and the self-judging line.
 
 A panel is any number of judges bound to the model roles `judge`, `judge_2`, `judge_3`, ... (one
 model each, numbered from 2 without gaps): every draft is judged by each, in that order, and the
-order breaks ties in the panel's answers (`score/stability/judges.py`). Without `judge` no
+order breaks ties in the panel's answers (score/_panel.py). Without `judge` no
 draft is judged, never by the model under test (`get_model(role=...)` would fall back to it).
 
 A judge that is the evaluated model, or of its family from the same maker (`identity.py`), is
@@ -15,9 +16,9 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
-from inspect_ai.model import Model, model_roles
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model, model_roles
 
 # The model under test while a task is made inside its eval (None outside one): Inspect exports
 # no accessor for it outside `get_model()`, which raises there; tests/test_architecture.py pins it.
@@ -25,8 +26,15 @@ from inspect_ai.model._model import (  # inspect-evals-lint: ignore[private_api_
     active_model,
 )
 
+from ..data._codebook import Codebook
 from ..data._problems import InputError
+from ..data._split import VisibleConversation, VisibleTurn
+from . import _prompts as prompts
+from ._ask import ask
+from ._call_record import CallRecord
 from ._identity import SelfJudge, self_judge
+from ._provider_rules import RequestPolicy, blocks, breakpoints, request_policy
+from ._schemas import judge_schema
 from ._store import JUDGE_ROLE
 
 logger = logging.getLogger(__name__)
@@ -131,3 +139,36 @@ def say_self_judging(
         else:
             logger.warning(line)
     return related
+
+
+async def judge_draft(
+    judge: Model,
+    conv: VisibleConversation,
+    turn: VisibleTurn,
+    draft: str,
+    codebook: Codebook,
+    policy: RequestPolicy | None = None,
+    spine: Sequence[str] | None = None,
+    role: str = JUDGE_ROLE,
+) -> CallRecord:
+    """A judge's ratings of one turn's draft against the participant's own edited response,
+    and its answers to the turn's binary questions about the draft. The conversation's blocks
+    come first, as in every analysis call (each judge's own cache chain); a walk passes the
+    `spine` it built once. The record carries the judge's model `role`."""
+    schema = judge_schema(tuple(turn.binary_question_ids))
+    count = prompts.upto(turn.turn_number, reply=False)
+    spine = spine if spine is not None else prompts.spine(conv)
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=prompts.JUDGE_SYSTEM),
+        ChatMessageUser(content=blocks(spine[:count], breakpoints("judge", count))),
+        ChatMessageUser(content=prompts.judge_task(turn, draft, codebook, schema.shape)),
+    ]
+    return await ask(
+        judge,
+        messages,
+        schema,
+        call="judge",
+        turn=turn.turn_number,
+        policy=policy or request_policy(judge, "auto", conv.conversation_id),
+        role=role,
+    )

@@ -25,7 +25,7 @@ of the same requests through `collect` logs 4,524).
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -48,15 +48,13 @@ from ..data._samples import visible_of
 from ..data._schema import ResponseSource
 from ..data._split import VisibleConversation, VisibleTurn
 from . import _prompts as prompts
-from ._call_record import CallRecord, CallType, Status
+from ._ask import ask
+from ._call_record import CallRecord, CallType
 from ._credentials import warn_credentials
-from ._judges import checked_panel, say_self_judging
+from ._judges import checked_panel, judge_draft, say_self_judging
 from ._modes import ModeSpec
-from ._parse import Parsed, parse_answer, parse_draft
 from ._provider_rules import (
-    SEND_SCHEMA,
     AnswerFormat,
-    RequestPolicy,
     blocks,
     breakpoints,
     request_policy,
@@ -66,13 +64,11 @@ from ._schemas import (
     CallSchema,
     binary_hp_schema,
     emotion_schema,
-    judge_schema,
     pairwise_schema,
     post_schema,
 )
-from ._store import JUDGE_ROLE, save_walk
+from ._store import save_walk
 from ._summary import summarise
-from ._transport import generate_or_say
 
 ReplyCall = Literal["emotion", "binary_hp"]
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
@@ -151,100 +147,6 @@ def pairwise_view(
         )
     replies = [(label, turn.response(source)) for label, source in labels.items()]
     return PairwiseView(labels, replies, comparisons)
-
-
-async def ask(
-    model: Model,
-    messages: list[ChatMessage],
-    schema: CallSchema | None,
-    *,
-    call: CallType,
-    turn: int | None,
-    policy: RequestPolicy = SEND_SCHEMA,
-    context: dict[str, object] | None = None,
-    role: str | None = None,
-) -> CallRecord:
-    """One call with at most one repair round; returns the outcome as a record. A reply that
-    cannot be read is recorded as a parse failure with its reason, never raised."""
-    config = policy.config(schema.response_schema if schema else None)
-
-    def parse(output: ModelOutput) -> Parsed:
-        if not output.choices:
-            return Parsed(None, "the reply had no choices")
-        text = output.completion
-        return parse_answer(text, schema.model) if schema else parse_draft(text)
-
-    where = f"turn {turn}" if turn is not None else ""
-
-    async def generate(chat: list[ChatMessage]) -> ModelOutput:
-        return await generate_or_say(model, chat, config, call, where)
-
-    output = await generate(messages)
-    parsed = parse(output)
-    repair_raw: str | None = None
-    status: Status = "ok"
-    if not parsed.ok:
-        # With no choices there is no answer to correct, and an empty assistant turn is refused
-        # by some providers: the repair round asks the same question again.
-        repair = (
-            [
-                *messages,
-                output.message,
-                ChatMessageUser(content=prompts.REPAIR.format(error=parsed.error)),
-            ]
-            if output.choices
-            else messages
-        )
-        retry = await generate(repair)
-        repair_raw = retry.completion
-        reparsed = parse(retry)
-        status = "repaired" if reparsed.ok else "failed"
-        parsed = reparsed if reparsed.ok else parsed
-    record = CallRecord(
-        call=call,
-        turn=turn,
-        status=status,
-        raw=output.completion if status != "ok" else None,
-        repair_raw=repair_raw,
-        error=parsed.error if status == "failed" else None,
-        prediction=parsed.value if status != "failed" else None,
-        context=dict(context or {}),
-        role=role,
-    )
-    return record
-
-
-async def judge_draft(
-    judge: Model,
-    conv: VisibleConversation,
-    turn: VisibleTurn,
-    draft: str,
-    codebook: Codebook,
-    policy: RequestPolicy | None = None,
-    spine: Sequence[str] | None = None,
-    role: str = JUDGE_ROLE,
-) -> CallRecord:
-    """A judge's ratings of one turn's draft against the participant's own edited response,
-    and its answers to the turn's binary questions about the draft. The conversation's blocks
-    come first, as in every analysis call (each judge's own cache chain); a walk passes the
-    `spine` it built once. The record carries the judge's model `role`."""
-    schema = judge_schema(tuple(turn.binary_question_ids))
-    count = prompts.upto(turn.turn_number, reply=False)
-    spine = spine if spine is not None else prompts.spine(conv)
-    messages: list[ChatMessage] = [
-        ChatMessageSystem(content=prompts.JUDGE_SYSTEM),
-        ChatMessageUser(content=blocks(spine[:count], breakpoints("judge", count))),
-        ChatMessageUser(content=prompts.judge_task(turn, draft, codebook, schema.shape)),
-    ]
-    return await ask(
-        judge,
-        messages,
-        schema,
-        call="judge",
-        turn=turn.turn_number,
-        policy=policy or request_policy(judge, "auto", conv.conversation_id),
-        role=role,
-    )
 
 
 class ConversationWalk:

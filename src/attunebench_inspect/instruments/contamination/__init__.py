@@ -12,7 +12,7 @@ from ._estimate import PRICED
 from ._memorizer import memorizer
 from ._scorer import contamination_scorer, contamination_verdict
 from ._solver import contamination_solver
-from ._task import contamination
+from .contamination import contamination
 
 DOC = "docs/contamination.md"
 

@@ -8,7 +8,7 @@ analyses (`_analyses.py`) and its section (`_section.py`).
 """
 
 from ._scorer import profile_scorer
-from ._task import profile
+from .profile import profile
 
 DOC = "docs/profile.md"
 

@@ -13,8 +13,8 @@ from numpy.typing import NDArray
 
 from ...score._catalog import PILLAR_NAMES
 from ...score._counts import metadata_counts
-from ...score._scorers import CORE_SCORERS
 from ...score._metrics import composite, nanmean
+from ...score._scorers import CORE_SCORERS
 from ._log_fields import SampleRow
 from ._logs import COMPOSITE_SCORER, Run
 

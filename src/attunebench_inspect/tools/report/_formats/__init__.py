@@ -1,8 +1,8 @@
 """The report's formats: each lays out the same tables (or, as JSON, the same report object)."""
 
-from .comma_separated import to_csv
-from .json_document import to_json
-from .markdown import to_markdown
-from .terminal import to_terminal
+from .comma_separated import csv_text
+from .json_document import json_text
+from .markdown import markdown_text
+from .terminal import terminal_text
 
-__all__ = ["to_csv", "to_json", "to_markdown", "to_terminal"]
+__all__ = ["csv_text", "json_text", "markdown_text", "terminal_text"]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from .._table import Table, text
 
 
-def to_csv(tables: Sequence[Table]) -> str:
+def csv_text(tables: Sequence[Table]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     # CSV is for data: a table with nothing to say has no rows to write.

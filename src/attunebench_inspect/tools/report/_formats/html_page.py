@@ -82,7 +82,7 @@ def _figures(charts: Sequence[Chart] | None) -> str:
     )
 
 
-def to_html(
+def html_page(
     runs: str, settings: str, tables: Sequence[Table], charts: Sequence[Chart] | None
 ) -> str:
     """The page: what it was made from (`runs`, `settings`), the figures (None: matplotlib is

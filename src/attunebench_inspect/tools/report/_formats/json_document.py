@@ -22,5 +22,5 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def to_json(report: Any) -> str:
+def json_text(report: Any) -> str:
     return json.dumps(_jsonable(report), indent=1, sort_keys=True) + "\n"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from .._table import Table, text
 
 
-def to_markdown(tables: Sequence[Table]) -> str:
+def markdown_text(tables: Sequence[Table]) -> str:
     parts = ["# AttuneBench report", ""]
     for table in tables:
         parts += [f"## {table.title}", ""]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from .._table import Table, text
 
 
-def to_terminal(tables: Sequence[Table]) -> str:
+def terminal_text(tables: Sequence[Table]) -> str:
     out = io.StringIO()
     for table in tables:
         if table.unsaid:
