@@ -2,7 +2,7 @@
 
 Every task checks its parameters and loads its data set through `parameters.py`; the mode tasks
 are `attunebench` with the mode fixed, made by one factory from the mode declaration
-(`solve/modes.py`), so that their parameters are `attunebench`'s by construction.
+(`solve/_modes.py`), so that their parameters are `attunebench`'s by construction.
 """
 
 # inspect-evals-lint: ignore-file[IEFS002] -- named after the eval, AttuneBench
@@ -82,7 +82,7 @@ def attunebench(
             version=TASK_VERSION,
             viewer=viewer_config(scorer_families()),
             # A sample ended by an unreadable reply does not stop the others; the run fails at
-            # the end, and `inspect eval-retry` runs what failed (solve/transport.py).
+            # the end, and `inspect eval-retry` runs what failed (solve/_transport.py).
             continue_on_fail=True,
             metadata={
                 "mode": spec.mode,
@@ -130,7 +130,7 @@ def _fixed_mode(declaration: Callable[..., None]) -> Callable[..., Task]:
 
 
 # A plain `def` per mode, so that static scanners (`inspect list tasks`, linters) see every task
-# and that it takes parameters; its name is its mode (solve/modes.py), its parameters, defaults
+# and that it takes parameters; its name is its mode (solve/_modes.py), its parameters, defaults
 # and docstring come from `_fixed_mode`.
 
 

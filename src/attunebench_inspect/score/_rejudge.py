@@ -1,7 +1,8 @@
 """Draft judging as a model-graded scorer: re-judge the stored drafts of an existing log.
 
-`inspect score LOG --scorer attunebench_inspect/draft_rejudge -S judge=<model>` (the original
-tool's rejudge.py): the drafts are never regenerated, only judged again, by any Inspect model.
+`inspect score LOG --scorer attunebench_inspect/draft_rejudge -S judge=<model>`: the drafts are
+never regenerated, only judged again, by any Inspect model, through the walk's own judge call
+(solve/_judges.py).
 The scores keep their own names (`rejudge_draft_judge`, ...) beside the original judge's.
 """
 

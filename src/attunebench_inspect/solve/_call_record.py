@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_serializer, field_validator
 
 ProbeCall = Literal["guided", "general"]
-"""The contamination probe's two calls of a text (probes/contamination/): they leave no record,
+"""The contamination probe's two calls of a text (instruments/contamination/): they leave no record,
 and the estimate prices them as calls of their own."""
 CallType = Literal[
     "draft", "judge", "emotion", "binary_hp", "pairwise", "post", "profile", ProbeCall

@@ -57,7 +57,7 @@ class ReplyReading:
 
 @dataclass(frozen=True)
 class JudgeVerdict:
-    """A judge's answer about one draft (or the panel's, `score/stability/judges.py`)."""
+    """A judge's answer about one draft (or the panel's, `score/_panel.py`)."""
 
     ratings: dict[str, float]
     """criterion -> 1-7 (a judge's are integers; the panel's the mean of its judges')."""

@@ -15,7 +15,7 @@ from ._predictions import Walk
 
 JUDGE_ROLE = "judge"
 """The first judge's model role; further judges of a panel are `judge_2`, `judge_3`, ...
-(`solve/judges.py`)."""
+(`solve/_judges.py`)."""
 
 
 class WalkStore(StoreModel):

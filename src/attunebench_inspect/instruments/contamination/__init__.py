@@ -1,4 +1,4 @@
-"""The contamination probe (issue 28): has the evaluated model seen these conversations?
+"""The contamination probe: has the evaluated model seen these conversations?
 
 Golchin & Surdeanu's "Time Travel in LLMs" (ICLR 2024) applied to the data set's own published
 texts. Pure method modules (instances, prompts, overlap, verdict: no Inspect) and thin Inspect

@@ -4,7 +4,7 @@ what the model must complete.
 Golchin & Surdeanu, "Time Travel in LLMs: Tracing Data Contamination in Large Language Models"
 (ICLR 2024, arXiv 2308.08493) show a model "the random-length initial segment of a reference
 instance" and compare its completion with the rest. Their code
-(github.com/shahriargolchin/time-travel-in-llms, src/helpers/text_helper.py) cuts at a point
+(their released code, github.com/shahriargolchin/time-travel-in-llms) cuts at a point
 drawn uniformly between 40% and 70% of the instance's length, in sentences where it has more than
 one and in words otherwise. What we follow and where we depart:
 

@@ -1,8 +1,8 @@
 """Test instruments for the contamination probe: offline models whose behaviour is planted.
 
 Registered with Inspect as the `memorizer` provider. These are not baselines and their scores mean
-nothing; they exist to prove that the probe (probes/contamination/) flags what it should and
-spares what it should (DESIGN.md, "Validity instruments"):
+nothing; they exist to prove that the probe (this folder) flags what it should and
+spares what it should (ARCHITECTURE.md, "Validity instruments"):
 
 - `memorizer/recall`, the **planted positive**: it has read the data set under test (`-M data=PATH`,
   default the bundled set; `-M codebook=PATH` to read it with another codebook). When a prompt

@@ -22,7 +22,7 @@ a true continuation that happens to repeat 4 words of the segment can only lower
 **Exact and near-exact.** Golchin & Surdeanu's second heuristic has GPT-4 judge each guided
 completion with a few-shot prompt: "exact match", or "near-exact match", which must "PRECISELY
 match the reference ... in terms of sentence structure, overlap, and contextual similarity"
-(src/prompts/icl_evaluation.py). No model judges here (the probe must run offline and judge
+(their released code). No model judges here (the probe must run offline and judge
 every model alike), so both are mechanical rules, fixed before any measurement:
 
 - **exact**: the normalised completion equals the normalised reference, word for word.

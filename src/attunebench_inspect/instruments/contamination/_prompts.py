@@ -4,7 +4,7 @@ Their guided instruction names the data set and the partition the instance comes
 for the second piece "as EXACTLY appeared in the dataset"; their general instruction shows the
 same first piece and asks only that the two pieces make one instance of the kind (a summary, a
 one-sentence summary), naming nothing (github.com/shahriargolchin/time-travel-in-llms,
-src/prompts/guided_instructions.py and general_instructions.py; paper Figure 1). Each is sent as
+their released code; paper Figure 1). Each is sent as
 one user message. What we adapt:
 
 - The guided instruction names the data set ("AttuneBench"), its release (arXiv 2605.21739 and

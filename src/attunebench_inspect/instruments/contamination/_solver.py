@@ -1,7 +1,7 @@
 """The probe's calls: for every instance of a conversation, one guided and one general completion.
 
 Each call is one user message and nothing else, as in Golchin & Surdeanu's code, at temperature 0
-and at most `MAX_TOKENS` = 500 output tokens (their settings, src/services/openai_api.py). The
+and at most `MAX_TOKENS` = 500 output tokens (their released settings). The
 configuration is fixed in the call, so an `inspect eval --temperature` for the main task does not
 change the probe. The calls of a conversation run side by side; none reads another's answer.
 

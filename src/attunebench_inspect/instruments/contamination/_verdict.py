@@ -7,7 +7,7 @@ was added after a first measurement on a real fine-tuned model, below.
 **Heuristic 1** (theirs): guided completions overlap the references significantly more than
 general ones. They compare the two mean ROUGE-L scores by bootstrap resampling each set of
 scores separately, 10,000 resamples, significant at p <= 0.05
-(src/helpers/bootstrap_helper.py). Departures, each fixed before any measurement but the one
+(their released code). Departures, each fixed before any measurement but the one
 marked:
 
 - The test is **paired**, over instances: the guided and the general completion of an instance
@@ -36,7 +36,7 @@ marked:
 
 **Heuristic 2** (theirs, as a mechanical rule; overlap.py defines exact and near-exact): at least
 `EXACT_NEEDED` = 1 exact or at least `NEAR_EXACT_NEEDED` = 2 near-exact matches among the guided
-completions (their thresholds, src/run.py `pattern_severity`). The general completions' matches
+completions (their released code's thresholds). The general completions' matches
 are counted and reported, not used: a text long enough to probe (instances.py) is not reproduced
 word for word by chance, so the paper's guided-only count stands.
 

@@ -1,5 +1,5 @@
 """Answer files: one annotator's answers to the protocol's calls, per conversation and turn, each
-in the shape of its call's response schema (`solve/schemas.py`).
+in the shape of its call's response schema (`solve/_schemas.py`).
 
 A file is checked against `answers.schema.json` (its published format) and then against the data
 it is imported with; every problem is one line. Nothing below `conversations` is required: a

@@ -1,4 +1,4 @@
-"""The third-party analyses (issue 30): pure numpy/scipy over label sets and per-conversation
+"""The third-party analyses: pure numpy/scipy over label sets and per-conversation
 metric values; no Inspect, no I/O.
 
 - `agreement`: how well an outsider reads the person: each third party's labels scored against the

@@ -81,7 +81,7 @@ def pair_choices(
 ) -> list[PairChoice]:
     """The choices of one pairwise call: `shown` is the three sources in display order, `chosen`
     each answered comparison's key -> the source chosen (a parse failure answers none; the
-    scorers record both, `score/stability_record.py`). A key that names a source not shown, or
+    scorers record both, `_record.py`). A key that names a source not shown, or
     a choice outside its comparison (the response schema rules both out), is a ValueError
     naming the call."""
     where = {source: i for i, source in enumerate(shown, start=1)}
@@ -347,7 +347,7 @@ def position_consistency(
 ) -> PositionConsistency:
     """Position consistency across epochs: does the model choose the same reply when the pair is
     shown in the opposite order? The position-swap audit of LLM judges (Zheng et al. 2023;
-    Wang et al. 2023), over epochs whose display orders differ (issue 29, item 1).
+    Wang et al. 2023), over epochs whose display orders differ (docs/stability.md).
 
     A swap is one comparison (conversation, turn, comparison key) in two epochs e < e' whose
     earlier-displayed reply differs (the relative order of the two replies is reversed; a pair

@@ -71,7 +71,7 @@ class Request:
 
 
 def turn_of(call: CallType, messages: list[ChatMessage]) -> int | None:
-    """A call's turn, read off its layout (solve/prompts.py): an analysis or judge call's
+    """A call's turn, read off its layout (solve/_prompts.py): an analysis or judge call's
     second message holds the conversation's blocks, two per turn after the topic; a draft has
     one user message per turn."""
     if call == "post":

@@ -1,8 +1,8 @@
 """A run's requests through a provider's prompt cache, in the order the solver sends them.
 
-A request is counted as the provider's cache sees it (cache/prompt.py): its blocks in the
+A request is counted as the provider's cache sees it (_cache/prompt.py): its blocks in the
 provider's order, each message opened by a role marker of a few tokens, as the loopback
-endpoints count it (cache/count.py counts the text).
+endpoints count it (_cache/count.py counts the text).
 """
 
 from __future__ import annotations
