@@ -1,6 +1,6 @@
 """The false-positive rates and power of the stability verdicts (score/stability.py), measured
 over seeds on choosers, judges and model pairs of known behaviour (the generators of
-tests/test_stability.py), and the plan's table for docs/stability.md.
+tests/instruments/stability/test_statistics.py), and the plan's table for docs/stability.md.
 
     nice -n 10 .venv/bin/python bench/stability.py            # 200 seeds; a few minutes
     nice -n 10 .venv/bin/python bench/stability.py --seeds 50
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_stability import (
+from tests.instruments.stability.test_statistics import (
     Chooser,
     _two_models,
     choices_of,

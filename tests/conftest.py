@@ -1,23 +1,29 @@
-"""Shared fixtures: the bundled dataset, scratch copies of it, offline spy models."""
+"""Shared fixtures: the bundled dataset, scratch copies of it, offline spy models, a headless
+browser."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
+from inspect_ai import eval
 from inspect_ai.model import ModelAPI
 
-from attunebench_inspect._util.bundled import bundled_conversations_dir
+from attunebench_inspect import default
+from attunebench_inspect._util.bundled import bundled_conversations_dir, bundled_dataset_dir
 from attunebench_inspect.data import Codebook, load_codebook
 from attunebench_inspect.instruments.profile._vocabulary import Vocabulary, load_vocabulary
 
 BUNDLED = bundled_conversations_dir()
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
 
 # Property tests draw the same examples on every run, so a run's result is reproducible and CI
 # cannot fail on a draw no developer saw; HYPOTHESIS_PROFILE=explore draws afresh (and finds
@@ -79,9 +85,6 @@ def small_dataset(tmp_path: Path, bundled_files: list[Path]) -> Callable[[int], 
 def baseline_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A log folder as `make run` and `make run MODEL=attunebench/majority` leave one, small: the
     first bundled conversation run by both offline baselines."""
-    from inspect_ai import eval
-
-    from attunebench_inspect import default
 
     root = tmp_path_factory.mktemp("baseline_logs")
     data = root / "data"
@@ -90,3 +93,38 @@ def baseline_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for model in ("attunebench/random", "attunebench/majority"):
         eval(default(data=str(data)), model=model, display="none", log_dir=str(root / "logs"))
     return root / "logs"
+
+
+@pytest.fixture
+def chromium() -> Iterator[Any]:
+    """A headless Chromium to launch; its event loop must be closed before Inspect runs one."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="needs Playwright (pip install playwright)"
+    )
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.skip("needs Chromium on PATH (Debian: apt-get install chromium)")
+
+    @contextmanager
+    def launch() -> Iterator[Any]:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            yield browser
+            browser.close()
+
+    yield launch
+
+
+@pytest.fixture
+def deposit(tmp_path: Path) -> Path:
+    """A folder laid out as the published deposit: Test Samples/Sample200/ and the codebook at
+    its top (seed 003), here with three bundled conversations and a codebook of its own."""
+    root = tmp_path / "deposit"
+    sample = root / "Test Samples" / "Sample200"
+    sample.mkdir(parents=True)
+    for file in sorted(BUNDLED.glob("*.json"))[:3]:
+        shutil.copy(file, sample)
+    book = json.loads((bundled_dataset_dir() / "annotation_codebook.json").read_text())
+    book["_note"] = "the deposit's own"
+    (root / "annotation_codebook.json").write_text(json.dumps(book), encoding="utf-8")
+    return root

@@ -1,4 +1,4 @@
-"""Models and annotators of known behaviour for the third-party label tests (issue 30).
+"""Models and annotators of known behaviour for the third-party label tests.
 
 A *reading* of a conversation is a GroundTruth: what someone takes the participant to have felt,
 seen and preferred. The participant's own labels are one reading; a *generic* reading is another,
@@ -11,7 +11,7 @@ every reader with the same `crn` seed (common random numbers), so that a reader 
 probabilities, not the luck of the draws.
 
 A reading becomes the answers of a model in a real offline run (`World.run_models`: a scripted
-model answers it from the prompts) or an annotator's answer file (`test_human.oracle`, in the
+model answers it from the prompts) or an annotator's answer file (`human_answers.oracle`, in the
 page's published format).
 """
 
@@ -40,7 +40,7 @@ from attunebench_inspect.instruments.human._answers import FORMAT
 from attunebench_inspect.instruments.reannotation._labels import ThirdParty, load_third_party
 from attunebench_inspect.solve._schemas import BRANCHES
 from tests.conftest import BUNDLED
-from tests.test_human import oracle
+from tests.human_answers import oracle
 from tests.truth_model import TruthModel
 
 

@@ -1,0 +1,156 @@
+"""Every shell command of README.md and docs/ runs as written.
+
+The fenced `bash` blocks are read command by command (a line ending in a backslash continues).
+A command that needs what a fresh clone has not (a provider's key, the published deposit, a
+bucket, annotators' answer files) says so in a comment beginning `needs`, and its block holds a
+command beside it that runs offline; every other command is run, in its page's order, in a
+scratch folder that holds what `make run` leaves (`logs/` with the random baseline's run and the
+majority baseline's beside it), and must exit 0. The few commands that are not run here say
+why in `NOT_RUN`: CI runs them, or they start a server.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO as ROOT
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+NOT_RUN = {
+    "make run": "the install and the run: `make run` is what this test's logs stand for",
+    "make test": "the suite itself, in CI",
+    "make lint": "in CI",
+    "make typecheck": "in CI",
+    "make evals-lint": "in CI",
+    ".venv/bin/pytest --runslow": "the slow tests: the embedding model and llama-server",
+    "pip install": "an install: the test runs in the installed environment",
+    "inspect view": "a server: tests/test_newcomer.py reads what it shows",
+    # The benchmarks run from the repository for minutes to hours and state their measured times.
+    ".venv/bin/python bench/": "a benchmark of the repository (bench/), hours on 2 cores",
+    "nice -n 10 .venv/bin/python bench/": "a benchmark of the repository (bench/)",
+    "nice -n 19 .venv/bin/python bench/": "a benchmark of the repository (bench/)",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    page: str
+    line: int
+    text: str
+    needs: str
+    """What the command needs that a fresh clone has not ("" where it runs offline)."""
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}: {self.text}"
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """A shell line's command and its trailing comment (a `#` outside quotes, after a space)."""
+    quote: str | None = None
+    for index, char in enumerate(line):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1].isspace()):
+            return line[:index].strip(), line[index + 1 :].strip()
+    return line.strip(), ""
+
+
+def commands(page: Path) -> list[list[Command]]:
+    """The commands of each fenced shell block of a page."""
+    text = page.read_text(encoding="utf-8")
+    blocks = []
+    for match in _BLOCK.finditer(text):
+        first = text[: match.start(1)].count("\n") + 1
+        block: list[Command] = []
+        pending, start = "", 0
+        for offset, raw in enumerate(match.group(1).splitlines()):
+            if not pending:
+                start = first + offset
+            command, comment = _split_comment(raw)
+            if command.endswith("\\"):
+                pending += command[:-1] + " "
+                continue
+            command = pending + command
+            pending = ""
+            if command:
+                needs = comment if comment.startswith("needs") else ""
+                block.append(Command(page.name, start, command, needs))
+        blocks.append(block)
+    return blocks
+
+
+EVERY = [c for page in PAGES for block in commands(page) for c in block]
+
+
+def _not_run(command: Command) -> str | None:
+    return next((why for head, why in NOT_RUN.items() if command.text.startswith(head)), None)
+
+
+def test_commands_that_need_a_key_or_the_deposit_say_so_and_have_an_offline_neighbour() -> None:
+    for page in PAGES:
+        for block in commands(page):
+            needing = [c for c in block if c.needs]
+            runnable = [c for c in block if not c.needs and not _not_run(c)]
+            if needing:
+                assert runnable, f"{needing[0]}: no command beside it runs offline"
+    for command in EVERY:
+        if command.needs or _not_run(command):
+            continue
+        # A provider's model called (the estimate only names one), or the deposit's path, on a
+        # line that claims to run offline.
+        provider = r"(openai|anthropic|openrouter|google)/"
+        called = rf"(--model |judge=|--model-role \S+=){provider}"
+        assert not (command.text.startswith("inspect ") and re.search(called, command.text)), (
+            command
+        )
+        assert "/data/" not in command.text and "s3://" not in command.text, command
+        assert "<" not in command.text and "..." not in command.text, command
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder as a fresh clone leaves it after `make run` and `make run
+    MODEL=attunebench/majority`: both baselines on the bundled set, in `logs/`."""
+    folder = tmp_path_factory.mktemp("clone")
+    for model in ("attunebench/random", "attunebench/majority"):
+        _run(f"inspect eval attunebench_inspect/default --model {model} --log-dir logs", folder)
+    return folder
+
+
+def _run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("INSPECT_LOG_DIR", None)
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    assert "Traceback" not in done.stderr, f"{command}\n{done.stderr[-4000:]}"
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_offline_command_runs_as_written(page: Path, scratch: Path) -> None:
+    folder = scratch / page.stem
+    shutil.copytree(scratch / "logs", folder / "logs")
+    for block in commands(page):
+        for command in block:
+            if command.needs or _not_run(command):
+                continue
+            _run(command.text, folder)
