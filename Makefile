@@ -38,8 +38,9 @@ run: $(STAMP)
 run-local: $(STAMP)
 	scripts/local-model.sh
 
+# Two processes (pytest-xdist), a test module to each at a time: see tests/conftest.py.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope
 
 lint: $(STAMP)
 	$(BIN)/ruff check src loopback tests bench

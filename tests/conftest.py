@@ -33,6 +33,49 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
+# `make test` runs the suite on two processes (pytest-xdist, `-n 2 --dist loadscope`). A unit of
+# work is a module, so that the logs its module-scoped fixtures make are made once, or the modules
+# that read the same session-scoped logs (SHARED_LOGS), so that those too are made once. The units
+# that take longest (a quarter of the suite's CPU time between them) are handed out first, so that
+# neither process is left running one alone at the end.
+SHARED_LOGS = {
+    "tests/core/score/test_catalog.py": "bundled baselines",
+    "tests/core/score/test_metrics.py": "bundled baselines",
+    "tests/tools/report/test_report.py": "known-skill logs",
+    "tests/tools/report/test_figures.py": "known-skill logs",
+}
+LONGEST = (
+    "tests/tools/report/",
+    "tests/e2e/test_s3.py",
+    "tests/instruments/contamination/test_contamination.py",
+    "tests/instruments/reannotation/test_report.py",
+)
+
+
+def _unit(nodeid: str) -> str:
+    module = nodeid.split("::")[0]
+    return SHARED_LOGS.get(module, module)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    config.option.loadscopereorder = False  # the units in the workers' order, below
+    return ByUnit(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: not item.nodeid.startswith(LONGEST))
+
+
 @pytest.fixture(autouse=True)
 def offline_token_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inspect estimates tokens with tiktoken, which downloads its encoding on first use, for any

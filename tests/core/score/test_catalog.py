@@ -48,22 +48,10 @@ def test_every_computed_metric_has_conformance_cases_and_every_case_a_metric() -
     assert (needs_cases | profile) - cased == set()
 
 
-@pytest.fixture(scope="module")
-def baseline_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
-    log_dir = tmp_path_factory.mktemp("baselines")
-    logs = eval(
-        [attunebench()],
-        model=["attunebench/random", "attunebench/majority"],
-        display="none",
-        log_dir=str(log_dir),
-    )
-    return {str(log.eval.model): log for log in logs}
-
-
 def test_measured_chance_levels_are_what_the_baselines_score(
-    baseline_logs: dict[str, EvalLog],
+    bundled_baselines: dict[str, EvalLog],
 ) -> None:
-    frame = metrics_df([log.location for log in baseline_logs.values()])
+    frame = metrics_df([log.location for log in bundled_baselines.values()])
     means = frame.groupby("model").mean(numeric_only=True)
     for name in sorted(n for n in measured_names() if n in BY_NAME):
         for model, claimed in zip(
@@ -78,9 +66,9 @@ def test_measured_chance_levels_are_what_the_baselines_score(
 
 
 def test_the_composite_is_inspects_headline_and_the_results_are_the_catalogs(
-    baseline_logs: dict[str, EvalLog],
+    bundled_baselines: dict[str, EvalLog],
 ) -> None:
-    log = baseline_logs["attunebench/random"]
+    log = bundled_baselines["attunebench/random"]
     assert log.results is not None
     first = log.results.scores[0]
     assert (first.scorer, first.name) == ("composite_scorer", "composite")
@@ -165,14 +153,16 @@ def test_labels_directions_and_groups_are_declared_once() -> None:
         spec("emotion_f2")
 
 
-def test_evals_df_headline_columns_are_the_composite(baseline_logs: dict[str, EvalLog]) -> None:
+def test_evals_df_headline_columns_are_the_composite(bundled_baselines: dict[str, EvalLog]) -> None:
     from inspect_ai.analysis import evals_df
 
-    frame = evals_df([log.location for log in baseline_logs.values()])
+    frame = evals_df([log.location for log in bundled_baselines.values()])
     assert set(frame["score_headline_name"]) == {"composite_scorer"}
     assert set(frame["score_headline_metric"]) == {"mean"}
     logged = {
-        log.results.scores[0].metrics["mean"].value for log in baseline_logs.values() if log.results
+        log.results.scores[0].metrics["mean"].value
+        for log in bundled_baselines.values()
+        if log.results
     }
     assert set(frame["score_headline_value"]) == logged
 

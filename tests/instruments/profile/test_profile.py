@@ -60,7 +60,7 @@ def _run(model: Any, log_dir: Path, **task_args: Any) -> EvalLog:
 
 
 @pytest.fixture(scope="module")
-def baseline_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
+def profile_baselines(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
     logs = eval(
         [profile()],
         model=["attunebench/random", "attunebench/majority"],
@@ -71,9 +71,9 @@ def baseline_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog
 
 
 def test_bundled_set_runs_with_one_call_per_conversation(
-    baseline_logs: dict[str, EvalLog],
+    profile_baselines: dict[str, EvalLog],
 ) -> None:
-    log = baseline_logs["attunebench/random"]
+    log = profile_baselines["attunebench/random"]
     assert log.status == "success" and log.results is not None and log.samples is not None
     assert log.eval.task == "attunebench_inspect/profile"
     assert log.results.completed_samples == 25
@@ -93,9 +93,9 @@ def test_bundled_set_runs_with_one_call_per_conversation(
 
 
 def test_measured_chance_levels_are_what_the_baselines_score(
-    baseline_logs: dict[str, EvalLog],
+    profile_baselines: dict[str, EvalLog],
 ) -> None:
-    frame = metrics_df([log.location for log in baseline_logs.values()])
+    frame = metrics_df([log.location for log in profile_baselines.values()])
     means = frame.groupby("model").mean(numeric_only=True)
     profile_names = {s.name for s in PROFILE_METRICS}
     assert profile_names <= measured_names()
@@ -321,8 +321,10 @@ def test_garbage_is_a_counted_parse_failure_scored_zero(
         assert sample.scores["profile_scorer"].metadata["predicted_diagnoses"] is None
 
 
-def test_scorer_is_registered_with_the_runs_vocabulary(baseline_logs: dict[str, EvalLog]) -> None:
-    log = baseline_logs["attunebench/majority"]
+def test_scorer_is_registered_with_the_runs_vocabulary(
+    profile_baselines: dict[str, EvalLog],
+) -> None:
+    log = profile_baselines["attunebench/majority"]
     # Logged with the vocabulary it scored against, so `inspect score` can rebuild it.
     [scorer] = log.eval.scorers or []
     assert scorer.name == profile_scorer.__name__
@@ -448,9 +450,9 @@ def test_where_filters_profile_runs_too(report_logs: Path) -> None:
 
 
 def test_a_report_of_profile_runs_only_is_the_profile_section(
-    baseline_logs: dict[str, EvalLog],
+    profile_baselines: dict[str, EvalLog],
 ) -> None:
-    report = build_report([log.location for log in baseline_logs.values()], resamples=200)
+    report = build_report([log.location for log in profile_baselines.values()], resamples=200)
     assert report.leaderboard == [] and len(report.profile) == 2
     assert (
         to_terminal(report)
