@@ -1,6 +1,6 @@
 """The contamination probe's task, `attunebench_inspect/contamination` (docs/contamination.md)."""
 
-# inspect-evals-lint: ignore-file[IEFS002] -- an instrument's task lives in its folder (ARCHITECTURE.md)
+# inspect-evals-lint: ignore-file[IEFS002] -- an instrument's task is in its folder
 
 from __future__ import annotations
 

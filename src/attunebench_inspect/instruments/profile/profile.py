@@ -1,6 +1,6 @@
 """The experimental profile task, `attunebench_inspect/profile` (docs/profile.md)."""
 
-# inspect-evals-lint: ignore-file[IEFS002] -- an instrument's task lives in its folder (ARCHITECTURE.md)
+# inspect-evals-lint: ignore-file[IEFS002] -- an instrument's task is in its folder
 
 from __future__ import annotations
 
