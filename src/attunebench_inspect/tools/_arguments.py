@@ -25,7 +25,7 @@ CODEBOOK_HELP = "annotation codebook JSON (default: a data set root's own, else 
 def add_priced_run(command: argparse.ArgumentParser, *, cached: bool) -> None:
     """The arguments of a command that prices a run: its data, judge, models, prices, tokenizer
     (`attunebench estimate` and `plan` bill through the same estimate)."""
-    from .estimate import TOKENIZERS
+    from .estimate._cache.count import TOKENIZERS
 
     command.add_argument("--data", default=BUNDLED, help=DATA_HELP)
     command.add_argument("--codebook", help=CODEBOOK_HELP)

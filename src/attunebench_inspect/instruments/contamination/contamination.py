@@ -1,5 +1,7 @@
 """The contamination probe's task, `attunebench_inspect/contamination` (docs/contamination.md)."""
 
+# inspect-evals-lint: ignore-file[IEFS002] -- an instrument's task is in its folder
+
 from __future__ import annotations
 
 from typing import Any

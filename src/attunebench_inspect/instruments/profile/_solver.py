@@ -25,10 +25,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...data._problems import DataProblem
 from ...data._split import Background, VisibleConversation
 from ...solve import _prompts as prompts
+from ...solve._ask import ask
 from ...solve._call_record import CallRecord
 from ...solve._credentials import warn_credentials
 from ...solve._schemas import CallSchema, answer_object, choices_object
-from ...solve._ask import ask
 from ...solve._store import save_walk
 from ._fields import PROFILE_FIELDS, ProfileConversation, profile_conversation_of
 from ._vocabulary import Vocabulary

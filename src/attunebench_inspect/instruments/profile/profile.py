@@ -1,5 +1,7 @@
 """The experimental profile task, `attunebench_inspect/profile` (docs/profile.md)."""
 
+# inspect-evals-lint: ignore-file[IEFS002] -- an instrument's task is in its folder
+
 from __future__ import annotations
 
 from dataclasses import replace
