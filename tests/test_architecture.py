@@ -26,6 +26,7 @@ from attunebench_inspect._suite.render import SECTIONS
 from attunebench_inspect.score import attunebench_scorers
 from attunebench_inspect.score._scorers import added_to_main_task
 from attunebench_inspect.solve._modes import MODES
+from tests.conftest import LONGEST, SHARED_LOGS
 
 # The module, not the task of the same name that the package exports.
 TASKS = importlib.import_module("attunebench_inspect.attunebench")
@@ -426,6 +427,24 @@ def test_the_pinned_private_accessors_behave_as_on_inspect_0_3_285() -> None:
         assert active_generate_config().batch is True
     finally:
         set_active_generate_config(GenerateConfig())
-    # None outside an eval; the model under test inside one (tests/test_requests.py).
+    # None outside an eval; the model under test inside one
+    # (tests/core/solve/test_provider_rules.py).
     assert active_model() is None or isinstance(active_model(), Model)
     assert issubclass(PrerequisiteError, Exception)
+
+
+# --- the tests mirror the code (ARCHITECTURE.md, "Tests") -----------------------------------------
+
+
+def test_the_tests_are_laid_out_as_the_package() -> None:
+    tests = ROOT / "tests"
+    folders = {p.relative_to(tests).as_posix() for p in tests.rglob("*") if p.is_dir()}
+    folders -= {f for f in folders if "__pycache__" in f or f.startswith("fixtures")}
+    named = {f"instruments/{i.__name__.rsplit('.', 1)[1]}" for i in instruments.INSTRUMENTS}
+    kits = {"tools/report", "tools/estimate"}
+    core = {"core", "core/data", "core/solve", "core/score"}
+    assert folders == {"instruments", "tools", "suite", "e2e"} | core | kits | named
+    assert all((tests / f / "__init__.py").exists() for f in folders)
+    assert not [p.name for p in tests.glob("test_*.py") if p.name != "test_architecture.py"]
+    # The units `make test` hands its processes name modules that exist (tests/conftest.py).
+    assert all((ROOT / m).exists() for m in (*SHARED_LOGS, *LONGEST))

@@ -32,8 +32,9 @@ NOT_RUN = {
     "make typecheck": "in CI",
     "make evals-lint": "in CI",
     ".venv/bin/pytest --runslow": "the slow tests: the embedding model and llama-server",
+    ".venv/bin/pytest tests/": "a part of the suite, which `make test` runs whole",
     "pip install": "an install: the test runs in the installed environment",
-    "inspect view": "a server: tests/test_newcomer.py reads what it shows",
+    "inspect view": "a server: tests/core/score/test_viewer.py reads what it shows",
     # The benchmarks run from the repository for minutes to hours and state their measured times.
     ".venv/bin/python bench/": "a benchmark of the repository (bench/), hours on 2 cores",
     "nice -n 10 .venv/bin/python bench/": "a benchmark of the repository (bench/)",

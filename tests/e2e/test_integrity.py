@@ -54,8 +54,9 @@ def test_no_label_in_repair_judge_or_contamination_probe_prompts(
         display="none",
         log_dir=str(tmp_path / "logs"),
     )
-    # The contamination probe reads the same planted conversation (tests/test_contamination.py
-    # also checks its prompts byte for byte against a conversation with every label changed).
+    # The contamination probe reads the same planted conversation (its own tests also check its
+    # prompts byte for byte against a conversation with every label changed:
+    # tests/instruments/contamination/test_contamination.py).
     probe = Spy()
     probed = eval(
         contamination(data=str(tmp_path)),

@@ -319,7 +319,7 @@ def test_plan_prints_conversations_by_epochs_and_dollars(
     out = capsys.readouterr().out
     assert code == 0
     rows = [x.split() for x in out.splitlines() if x[:1].isdigit()]
-    # Hand-checked against the noncentral t (tests/test_stability.py pins the arithmetic).
+    # Hand-checked against the noncentral t (test_statistics.py pins the arithmetic).
     assert [(r[0], r[1]) for r in rows] == [("1", "87"), ("2", "69"), ("3", "63")]
     dollars = [float(r[3].replace(",", "")) for r in rows]
     assert dollars[0] > 0 and dollars[1] == pytest.approx(dollars[0] * 2 * 69 / 87, rel=1e-3)

@@ -24,7 +24,7 @@ from attunebench_inspect.tools.report._run_table import Conversation, RunTable
 from tests.figure_text import colorbar_labels, legend_texts, texts_outside
 from tests.tools.report import test_report
 
-# The session's logs of known skill and their report (tests/test_report.py): default mode has three
+# The session's logs of known skill and their report (test_report.py): default mode has three
 # models besides chance (so a Spearman matrix), verbose two (win rates only).
 logs = test_report.logs
 report = test_report.report

@@ -56,7 +56,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _known_skill_logs(tmp_path_factory.getbasetemp())
 
 
-# Once a session: tests/test_figures.py registers the fixtures of this module too, and pytest
+# Once a session: test_figures.py registers the fixtures of this module too, and pytest
 # caches a fixture per module that declares it.
 @functools.cache
 def _known_skill_logs(base: Path) -> Path:
