@@ -1,5 +1,5 @@
-"""The prompts: every data field quoted, and a delimiter tag disguised with invisible characters
-defused."""
+"""How the prompts quote data: a delimiter tag disguised with invisible characters is defused, in
+a profile's values too."""
 
 from __future__ import annotations
 
