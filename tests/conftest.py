@@ -36,7 +36,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 # `make test` runs the suite on two processes (pytest-xdist, `-n 2 --dist loadscope`). A unit of
 # work is a module, so that the logs its module-scoped fixtures make are made once, or the modules
 # that read the same session-scoped logs (SHARED_LOGS), so that those too are made once. The units
-# that take longest (a quarter of the suite's CPU time between them) are handed out first, so that
+# that take longest (a third of the suite's CPU time between them) are handed out first, so that
 # neither process is left running one alone at the end.
 SHARED_LOGS = {
     "tests/core/score/test_catalog.py": "bundled baselines",
