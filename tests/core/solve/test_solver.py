@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from tests.canaries import (
     every_label_changed,
     with_canaries,
 )
+from tests.conftest import BUNDLED
 from tests.spy import Spy, is_repair, valid_answer
 
 STRUCTURED = ("emotion", "binary_hp", "pairwise")
@@ -58,13 +60,30 @@ def turn_counts(log: EvalLog) -> list[int]:
     return [len(visible_of(s.metadata).turns) for s in log.samples]
 
 
+@pytest.fixture(scope="module")
+def mode_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], EvalLog]:
+    """Both offline baselines in every mode on three conversations: a log per model and mode,
+    by (mode, baseline)."""
+    data = tmp_path_factory.mktemp("mode_runs") / "data"
+    data.mkdir()
+    for file in sorted(BUNDLED.glob("*.json"))[:3]:
+        shutil.copy(file, data / file.name)
+    logs = eval(
+        [attunebench(mode=mode, data=str(data)) for mode in MODES],
+        model=["attunebench/random", "attunebench/majority"],
+        display="none",
+        log_dir=str(data.parent / "logs"),
+    )
+    assert [log.status for log in logs] == ["success"] * 2 * len(MODES)
+    return {(str(log.eval.task_args["mode"]), log.eval.model.split("/")[1]): log for log in logs}
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("baseline", ["random", "majority"])
 def test_every_mode_runs_with_both_baselines(
-    mode: str, baseline: str, small_dataset: Callable[[int], Path]
+    mode: str, baseline: str, mode_runs: dict[tuple[str, str], EvalLog]
 ) -> None:
-    data = small_dataset(3)
-    log = run({"mode": mode, "data": str(data)}, f"attunebench/{baseline}")
+    log = mode_runs[(mode, baseline)]
     assert log.eval.task_version == "3-B"
     assert log.eval.metadata is not None and log.eval.metadata["mode"] == mode
     for stored, turns in zip(records(log), turn_counts(log), strict=True):
