@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.log import EvalLog
 from pydantic import BaseModel
 
 from attunebench_inspect import MODES, attunebench
@@ -594,18 +595,29 @@ def test_deposit_shaped_set_validates_with_warnings(capsys: pytest.CaptureFixtur
         assert json.loads(file.read_text())["_synthetic"]
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_deposit_shaped_set_runs_in_every_mode(tmp_path: Path, mode: str) -> None:
-    log = eval(
+@pytest.fixture(scope="module")
+def deposit_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
+    """The random baseline on the deposit-shaped set in every mode, by mode."""
+    tasks = [
         attunebench(
             mode=mode,
             data=str(DEPOSIT / "conversations"),
             codebook=str(DEPOSIT / "annotation_codebook.json"),
-        ),
+        )
+        for mode in MODES
+    ]
+    logs = eval(
+        tasks,
         model="attunebench/random",
         display="none",
-        log_dir=str(tmp_path),
-    )[0]
+        log_dir=str(tmp_path_factory.mktemp("deposit_runs")),
+    )
+    return {str(log.eval.task_args["mode"]): log for log in logs}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_deposit_shaped_set_runs_in_every_mode(deposit_runs: dict[str, EvalLog], mode: str) -> None:
+    log = deposit_runs[mode]
     assert log.status == "success" and log.results is not None
     assert log.results.completed_samples == 3
     assert log.eval.task == "attunebench_inspect/attunebench"
