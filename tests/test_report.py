@@ -346,7 +346,8 @@ def test_contamination_sits_beside_the_composite_and_never_inside_it(
         ("memorizer/recall", "contamination"),
     }
     text = to_terminal(report)
-    board = text.split("\n\n")[0].strip().splitlines()
+    # The report opens with what it compares; the leaderboard comes next.
+    board = next(b for b in text.split("\n\n") if b.startswith("Leaderboard")).splitlines()
     assert board[1].endswith("contamination")
     rows = {line.split()[1]: line for line in board[3:] if line.startswith("default")}
     assert rows["chance"].endswith("not suspected")
@@ -387,7 +388,9 @@ def test_report_command_formats(
     assert "no sample was scored" in out.err
     assert main(["report", str(logs), "--resamples", "300", "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert rows[0][:3] == ["table", "mode", "model"]
+    # The report opens with what it compares; the leaderboard's rows follow.
+    assert rows[0][:3] == ["table", "task", "data set"]
+    assert ["table", "mode", "model"] in [row[:3] for row in rows]
     target = tmp_path / "r.json"
     assert (
         main(

@@ -9,7 +9,7 @@ from .base import MainReport, Section
 
 def _tables(report: MainReport) -> list[Table]:
     operations = Table(
-        "Operations: parse failures, errors, tokens and time",
+        "Operations: parse failures and errors",
         [
             "mode",
             "model",
@@ -18,11 +18,6 @@ def _tables(report: MainReport) -> list[Table]:
             label("parse_failure_rate"),
             "repaired calls",
             "judge parse failures",
-            "input tokens/conv",
-            "output tokens/conv",
-            "cached tokens/conv",
-            "seconds/conv",
-            "wall seconds",
         ],
         [
             [
@@ -33,6 +28,25 @@ def _tables(report: MainReport) -> list[Table]:
                 number(o.parse_failure_rate),
                 int(o.repaired_calls),
                 int(o.judge_parse_failures),
+            ]
+            for o in report.operations
+        ],
+    )
+    costs = Table(
+        "Operations: tokens and time per conversation (every role's calls)",
+        [
+            "mode",
+            "model",
+            "input tokens/conv",
+            "output tokens/conv",
+            "cached tokens/conv",
+            "seconds/conv",
+            "wall seconds",
+        ],
+        [
+            [
+                o.mode,
+                o.model,
                 number(o.tokens_per_conversation.get("input", 0.0), 0),
                 number(o.tokens_per_conversation.get("output", 0.0), 0),
                 number(o.tokens_per_conversation.get("cache_read", 0.0), 0),
@@ -43,14 +57,14 @@ def _tables(report: MainReport) -> list[Table]:
         ],
     )
     roles = Table(
-        "Tokens by model role (whole run)",
-        ["mode", "model", "role (or model without roles)", "input", "output", "cache read",
-         "cache write"],
+        "Tokens by role (whole run): the evaluated model and each judge",
+        ["mode", "model", "role", "input", "output", "cache read", "cache write"],
         [
             [o.mode, o.model, role, u["input"], u["output"], u["cache_read"], u["cache_write"]]
             for o in report.operations
             for role, u in o.tokens_by_role.items()
         ],
+        "The rows of a run add up to its log's usage (Inspect's model_usage).",
     )  # fmt: skip
     errored: list[list[Cell]] = [
         [o.model, o.mode, sid, reason]
@@ -63,7 +77,7 @@ def _tables(report: MainReport) -> list[Table]:
         ["model", "mode", "conversation / log", "reason"],
         errored,
     )
-    return [operations, roles, *([failures] if errored else [])]
+    return [operations, costs, roles, *([failures] if errored else [])]
 
 
 SECTION = Section("operations", _tables)
