@@ -109,7 +109,8 @@ def to_html(report: Report) -> str:
         f"; conversations where {report.where}" if report.where else ""
     )
     runs = ", ".join(f"{r.model} ({r.mode}, {r.conversations} conversations)" for r in report.runs)
-    return html_page(runs, settings, tables(report), charts(report) if plots_available() else None)
+    figures = charts(report) if plots_available() else None
+    return html_page(runs, settings, tables(report), figures, lead=len(SCOPE.tables(report)))
 
 
 def write_plots(report: Report, folder: str | Path) -> list[Path]:

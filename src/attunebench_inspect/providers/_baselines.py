@@ -23,6 +23,8 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema
 
+from .._parameters import told
+from ..data._problems import InputError
 from . import BASELINE_PROVIDER
 
 BASELINES = ("random", "majority")
@@ -141,13 +143,19 @@ class BaselineAPI(OfflineAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        if model_name not in BASELINES:
-            raise ValueError(
-                f"unknown AttuneBench baseline '{BASELINE_PROVIDER}/{model_name}'; "
-                f"use one of: {', '.join(f'{BASELINE_PROVIDER}/{b}' for b in BASELINES)}"
-            )
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"-M seed must be an integer; got {seed!r}")
+        with told():
+            if model_name not in BASELINES:
+                raise InputError(
+                    f"unknown AttuneBench baseline '{BASELINE_PROVIDER}/{model_name}'; "
+                    f"use one of: {', '.join(f'{BASELINE_PROVIDER}/{b}' for b in BASELINES)}"
+                )
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                raise InputError(f"-M seed must be an integer; got {seed!r}")
+            if model_args:
+                raise InputError(
+                    f"unknown -M argument(s) of {BASELINE_PROVIDER}/{model_name}: "
+                    f"{', '.join(sorted(model_args))}; it takes seed"
+                )
         self.seed = seed
 
     def _rng(self, input: list[ChatMessage], config: GenerateConfig) -> random.Random:

@@ -48,12 +48,14 @@ def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
     (`judge...`) outside the pattern, or a panel with a gap, is one located line."""
     numbers = set()
     for role in roles:
-        if role == JUDGE_ROLE or not role.startswith(JUDGE_ROLE):
+        # `Judge` or `JUDGE` would bind no judge without a word: role names are case-sensitive.
+        if role == JUDGE_ROLE or not role.lower().startswith(JUDGE_ROLE):
             continue
         numbered = _NUMBERED.fullmatch(role)
         if numbered is None or int(numbered.group(1)) < 2:
+            case = " (role names are case-sensitive)" if role != role.lower() else ""
             raise InputError(
-                f"model role {role}: not a judge role; the judge panel's roles are "
+                f"model role {role}: not a judge role{case}; the judge panel's roles are "
                 f"{PANEL_PATTERN} (numbered from 2)"
             )
         numbers.add(int(numbered.group(1)))
