@@ -1,8 +1,9 @@
 """Offline baselines, registered with Inspect as `attunebench/random` and `attunebench/majority`.
 
 Both read the call's response schema and answer inside it, so they are valid for every call type
-(the judge role included). The random baseline derives each answer from the seed and the call's
-content, not from call order, so concurrent runs are reproducible.
+(the judge role included). The random baseline derives each answer from the seed, the call's
+content and, from epoch 2 on, the epoch (a rerun of chance answers anew), not from call order, so
+concurrent runs are reproducible.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema
 
 from .._parameters import told
+from ..solve._store import current_epoch
 from ..data._problems import InputError
 from . import BASELINE_PROVIDER
 
@@ -161,6 +163,10 @@ class BaselineAPI(OfflineAPI):
     def _rng(self, input: list[ChatMessage], config: GenerateConfig) -> random.Random:
         digest = hashlib.sha256()
         digest.update(str(self.seed).encode())
+        epoch = current_epoch()
+        if epoch > 1:
+            # A rerun of chance answers anew; epoch 1 keeps the answers it always had.
+            digest.update(f"epoch {epoch}".encode())
         for message in input:
             digest.update(message.role.encode())
             digest.update(message.text.encode())
