@@ -25,8 +25,8 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema
 
 from .._parameters import told
-from ..solve._store import current_epoch
 from ..data._problems import InputError
+from ..solve._store import current_epoch
 from . import BASELINE_PROVIDER
 
 BASELINES = ("random", "majority")
