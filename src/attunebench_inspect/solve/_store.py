@@ -33,7 +33,7 @@ class WalkStore(StoreModel):
 
 
 def mark_epoch(epoch: int) -> None:
-    """Say the sample's epoch to the models it calls (epoch 1 writes nothing: its logs as before)."""
+    """Say the sample's epoch to the models it calls (epoch 1 writes nothing, as before)."""
     if epoch > 1:
         store_as(WalkStore).epoch = epoch
 
