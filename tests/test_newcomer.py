@@ -18,7 +18,7 @@ from attunebench_inspect._util.bundled import bundled_dataset_dir
 from attunebench_inspect.data._problems import DataError
 from attunebench_inspect.data._source import resolve
 from attunebench_inspect.score._viewer import SHOWN
-from attunebench_inspect.tools.estimate._bill import WIDTH
+from attunebench_inspect.tools._arguments import WIDTH
 from tests.conftest import BUNDLED
 
 BUNDLED_LINE = (

@@ -15,6 +15,9 @@ from ..data._source import BUNDLED
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The `attunebench` subcommands: a command adds its parser here (_suite/cli.py)."""
 
+WIDTH = 120
+"""The columns of a terminal every command's output fits: prose wraps, tables are split or wrap
+(a common editor and CI log width)."""
 DATA_HELP = (
     "the data set: a data set root (a folder holding conversations/ and annotation_codebook.json, "
     "or the deposit's 'Test Samples/Sample200/' and annotation_codebook.json), a conversation "

@@ -8,10 +8,9 @@ import io
 import textwrap
 from collections.abc import Sequence
 
+from ..._arguments import WIDTH
 from .._table import Table, text
 
-WIDTH = 120
-"""The columns of a terminal the report fits (a common editor and CI log width)."""
 GAP = "  "
 LONGEST_WORD = 40
 """A wrapped column keeps its longest word whole up to this many characters (a path is cut)."""
