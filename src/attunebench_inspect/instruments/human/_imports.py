@@ -64,9 +64,19 @@ def _page_problems(
     """An answer file saved by an exported page answers only the page's conversations, and the
     page it names is the one this data and codebook export (its id is a digest of its content)."""
     page = answers.page
-    if page is None:
-        return []
     source = answers.path
+    if page is None:
+        # The page writes `page` beside `task_version` (both since task version 3-B): a file
+        # with one and not the other was edited, and would import conversations off its page.
+        return (
+            [
+                f"{source}: page: missing; expected the exported page's id and conversations "
+                "(the page saves them with task_version): the file cannot be checked against "
+                "the page it was answered on"
+            ]
+            if answers.task_version is not None
+            else []
+        )
     exported = page["conversations"]
     problems = [
         f"{source}: conversations.{cid}: found a conversation that was not on the exported page "
