@@ -25,6 +25,7 @@ from .data._codebook import Codebook, load_codebook
 from .data._load import LoadResult, load_conversations
 from .data._problems import DataProblem, InputError, shorten
 from .data._source import BUNDLED, DataSource, resolve
+from .solve._credentials import ADVICE, masked
 
 logger = logging.getLogger(__name__)
 
@@ -133,11 +134,12 @@ def _inspect_arguments() -> list[str]:
     return sys.argv[1:] if sys.argv and Path(sys.argv[0]).name == "inspect" else []
 
 
-def _epochs_given(arguments: Sequence[str]) -> str | None:
+def _option(arguments: Sequence[str], name: str) -> str | None:
+    """The value of `--name` on a command line (`--name VALUE` or `--name=VALUE`)."""
     for index, argument in enumerate(arguments):
-        if argument.startswith("--epochs="):
+        if argument.startswith(f"{name}="):
             return argument.partition("=")[2]
-        if argument == "--epochs" and index + 1 < len(arguments):
+        if argument == name and index + 1 < len(arguments):
             return arguments[index + 1]
     return None
 
@@ -163,15 +165,22 @@ def _older_log(location: str) -> str | None:
 def check_command_line() -> None:
     """What the `inspect` command line asks that a task sees nowhere else, checked before Inspect
     acts on it: `--epochs` below 1 (Inspect runs one epoch for 0 and ends in a traceback below
-    it), and `eval-retry` of a log of another task version (Inspect would stamp its samples with
-    the current version). Python's `eval()` and `eval_retry()` are not seen here."""
+    it), a `--model-base-url` carrying credentials (Inspect would write it into the log header),
+    and `eval-retry` of a log of another task version (Inspect would stamp its samples with the
+    current version). Python's `eval()` and `eval_retry()` are not seen here."""
     arguments = _inspect_arguments()
     if arguments[:1] == ["eval"]:
-        epochs = _epochs_given(arguments)
+        epochs = _option(arguments, "--epochs")
         if epochs is not None and epochs.lstrip("-").isdigit() and int(epochs) < 1:
             raise InputError(
                 f"--epochs {epochs}: the number of epochs must be 1 or more (each epoch runs "
                 "every conversation once)"
+            )
+        shown = masked(_option(arguments, "--model-base-url") or "")
+        if shown is not None:
+            raise InputError(
+                f"--model-base-url {shown} carries credentials, which Inspect would write into "
+                f"the log header (eval.model_base_url); {ADVICE}"
             )
     elif arguments[:1] == ["eval-retry"]:
         logs = [a for a in arguments[1:] if a.endswith((".eval", ".json")) and Path(a).is_file()]
