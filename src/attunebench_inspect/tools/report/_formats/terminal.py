@@ -14,6 +14,8 @@ from .._table import Table, text
 GAP = "  "
 LONGEST_WORD = 40
 """A wrapped column keeps its longest word whole up to this many characters (a path is cut)."""
+NARROWEST = 6
+"""Where nothing else fits, a column is cut to this many characters a line, mid-word."""
 SHORT_CELL = 24
 """A cell this short is never wrapped (a number with its interval, a model's name): headings and
 prose wrap first."""
@@ -45,7 +47,12 @@ def _fitted(cells: list[list[str]]) -> list[int]:
         max([len(r[i]) for r in cells[1:] if len(r[i]) <= SHORT_CELL] + [0])
         for i in range(len(widths))
     ]
-    for floors in ([max(s, w) for s, w in zip(short, words, strict=True)], words):
+    # Headings and prose first, then short cells at word boundaries, then words themselves.
+    for floors in (
+        [max(s, w) for s, w in zip(short, words, strict=True)],
+        words,
+        [NARROWEST] * len(widths),
+    ):
         widths = _narrowed(widths, [min(f, w) for f, w in zip(floors, widths, strict=True)])
     return widths
 
