@@ -72,7 +72,7 @@ def test_runs_over_fewer_or_other_conversations_are_set_aside_with_why(logs: Pat
     (scope,) = report.compared
     assert (scope.task, scope.conversations, scope.runs, scope.set_aside) == ("main task", 3, 2, 3)
     # A partial run alone is reported: it is the largest set among what was given.
-    partial = [s.location for s in report.skipped if "1 of the 3" in s.reason][0]
+    partial = next(s.location for s in report.skipped if "1 of the 3" in s.reason)
     alone = build_report([partial], resamples=RESAMPLES)
     assert [r.composite.n for r in alone.leaderboard] == [1]
 
