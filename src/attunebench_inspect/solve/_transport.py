@@ -55,8 +55,9 @@ def _causes(error: BaseException) -> list[BaseException]:
 
 STATUS_ERRORS: tuple[type[BaseException], ...] = (openai.APIStatusError, anthropic.APIStatusError)
 """An HTTP error the provider kept answering until Inspect's retries gave up."""
-_CLIENTS = ("inspect_ai/model/_providers", "openai", "anthropic")
-"""Where a provider's client reads a reply (a path part of the frame that raised)."""
+_CLIENTS = ("inspect_ai/model", "openai", "anthropic")
+"""Where a provider's client reads a reply: Inspect's model layer and the providers' SDKs (a path
+part of the frame that raised)."""
 _READING = (TypeError, AttributeError, KeyError)
 """How a client fails on a 200 whose body is not a completion (`{"error": ...}`: no choices to
 iterate)."""
