@@ -173,13 +173,7 @@ def build_report(
     version, versions, runs, other = one_version(every, task_version)
     runs, aside, scope = compared(runs, task_of)
     settings = analyses.Settings(resamples=resamples, seed=seed)
-    selects = parse_filter(where, named) if where else None
-
-    def kept(table: RunTable) -> RunTable:
-        if selects is None:
-            return table
-        return _only(table, {i for i, c in table.conversations.items() if selects(c.facts)})
-
+    kept = _where(parse_filter(where, named) if where else None)
     tables, perspective, stability = _main_task(runs, kept, settings)
     third_party_found = (
         _third_party(runs, tables, third_party, identities, codebook, settings)
@@ -207,6 +201,17 @@ def build_report(
         parse_filter(compare, named) if compare else None,
     )
     return _other_tasks(report, runs, kept, tables)
+
+
+def _where(selects: Callable[[dict[str, Any]], bool] | None) -> Callable[[RunTable], RunTable]:
+    """A run table cut to the conversations `--where` selects (whole without a filter)."""
+
+    def kept(table: RunTable) -> RunTable:
+        if selects is None:
+            return table
+        return _only(table, {i for i, c in table.conversations.items() if selects(c.facts)})
+
+    return kept
 
 
 def _analyse(

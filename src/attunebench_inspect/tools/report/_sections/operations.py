@@ -7,8 +7,8 @@ from .._table import Cell, Table, number
 from .base import MainReport, Section
 
 
-def _tables(report: MainReport) -> list[Table]:
-    operations = Table(
+def _failures(report: MainReport) -> Table:
+    return Table(
         "Operations: parse failures and errors",
         [
             "mode",
@@ -32,7 +32,10 @@ def _tables(report: MainReport) -> list[Table]:
             for o in report.operations
         ],
     )
-    costs = Table(
+
+
+def _costs(report: MainReport) -> Table:
+    return Table(
         "Operations: tokens and time per conversation (every role's calls)",
         [
             "mode",
@@ -56,7 +59,10 @@ def _tables(report: MainReport) -> list[Table]:
             for o in report.operations
         ],
     )
-    roles = Table(
+
+
+def _roles(report: MainReport) -> Table:
+    return Table(
         "Tokens by role (whole run): the evaluated model and each judge",
         ["mode", "model", "role", "input", "output", "cache read", "cache write"],
         [
@@ -66,6 +72,9 @@ def _tables(report: MainReport) -> list[Table]:
         ],
         "The rows of a run add up to its log's usage (Inspect's model_usage).",
     )  # fmt: skip
+
+
+def _tables(report: MainReport) -> list[Table]:
     errored: list[list[Cell]] = [
         [o.model, o.mode, sid, reason]
         for o in report.operations
@@ -77,7 +86,7 @@ def _tables(report: MainReport) -> list[Table]:
         ["model", "mode", "conversation / log", "reason"],
         errored,
     )
-    return [operations, costs, roles, *([failures] if errored else [])]
+    return [_failures(report), _costs(report), _roles(report), *([failures] if errored else [])]
 
 
 SECTION = Section("operations", _tables)
