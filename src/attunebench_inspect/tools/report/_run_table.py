@@ -72,8 +72,8 @@ class RunTable:
     errors: dict[str, str] = field(default_factory=dict)
     """Sample id -> error message, for samples that errored in every epoch."""
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
-    """Per role (the evaluated model, each judge), the token totals of the run
-    (`usage_by_role`)."""
+    """Per role (the evaluated model under its name, then each judge), the token totals of the
+    run (`usage_by_role`)."""
     wall_seconds: float = float("nan")
     epoch_composites: dict[str, list[float]] = field(default_factory=dict)
     """Per conversation, its Composite in each scored epoch, in epoch order."""
@@ -173,10 +173,6 @@ def _turns(summary: SampleRow) -> dict[int, dict[str, float]]:
     }
 
 
-EVALUATED = "evaluated model"
-"""The row of the tokens by role that is the model under test's (Inspect gives it no role)."""
-
-
 def _sum(usages: Iterable[Usage]) -> dict[str, int]:
     totals: dict[str, int] = defaultdict(int)
     for usage in usages:
@@ -186,16 +182,17 @@ def _sum(usages: Iterable[Usage]) -> dict[str, int]:
 
 
 def usage_by_role(
-    model_usage: dict[str, Usage], role_usage: dict[str, Usage]
+    model: str, model_usage: dict[str, Usage], role_usage: dict[str, Usage]
 ) -> dict[str, dict[str, int]]:
-    """Tokens per role, the evaluated model's first, that add up to the log's `model_usage`:
-    Inspect counts every call under its model, and the calls of a bound role (`judge`,
-    `judge_2`, ...) under the role too, so the evaluated model's are the rest (a judge of the
-    same model as the one evaluated is counted under one model name, and apart here)."""
+    """Tokens per role, the evaluated model's first (under its name: Inspect gives it no role),
+    that add up to the log's `model_usage`: Inspect counts every call under its model, and the
+    calls of a bound role (`judge`, `judge_2`, ...) under the role too, so the evaluated model's
+    are the rest (a judge of the same model as the one evaluated is counted under one model name,
+    and apart here)."""
     total = _sum(model_usage.values())
     roles = {role: usage.counts() for role, usage in sorted(role_usage.items())}
     evaluated = {k: v - sum(r.get(k, 0) for r in roles.values()) for k, v in total.items()}
-    return {EVALUATED: evaluated, **roles}
+    return {model: evaluated, **roles}
 
 
 def _epoch_composite(summary: SampleRow) -> float:
@@ -242,7 +239,7 @@ def run_table(run: Run) -> RunTable:
     for sample_id in by_id:
         errors.pop(sample_id, None)
     stats = run.header.stats
-    usage = usage_by_role(stats.model_usage, stats.role_usage)
+    usage = usage_by_role(run.model, stats.model_usage, stats.role_usage)
     wall = float("nan")
     if stats.started_at and stats.completed_at:
         wall = (

@@ -64,7 +64,8 @@ def _costs(report: MainReport) -> Table:
 def _roles(report: MainReport) -> Table:
     return Table(
         "Tokens by role (whole run): the evaluated model and each judge",
-        ["mode", "model", "role", "input", "output", "cache read", "cache write"],
+        ["mode", "model", "role (or the evaluated model)", "input", "output", "cache read",
+         "cache write"],
         [
             [o.mode, o.model, role, u["input"], u["output"], u["cache_read"], u["cache_write"]]
             for o in report.operations
