@@ -79,8 +79,8 @@ def test_runs_over_fewer_or_other_conversations_are_set_aside_with_why(logs: Pat
 def test_every_form_of_the_report_says_first_what_it_compares_and_that_it_is_synthetic(
     tmp_path: Path, baseline_logs: Path
 ) -> None:
-    """`baseline_logs` run the first bundled conversation from a folder of their own: not the
-    bundled set, so not said to be synthetic; the bundled set itself is."""
+    """The bundled set, and a copy of some of its conversations (`baseline_logs`), are said to be
+    synthetic; a data set of other conversations is not."""
     bundled_logs = tmp_path / "logs"
     eval(default(), model="attunebench/random", limit=2, display="none", log_dir=str(bundled_logs))
     report = build_report([bundled_logs], resamples=RESAMPLES)
@@ -102,7 +102,16 @@ def test_every_form_of_the_report_says_first_what_it_compares_and_that_it_is_syn
         }
     ]
     assert document["compared"][0]["data_set"].startswith("bundled synthetic set (data sha256 ")
-    plain = build_report([baseline_logs], resamples=RESAMPLES)
+    copied = build_report([baseline_logs], resamples=RESAMPLES)
+    assert json.loads(to_json(copied))["notice"] == "synthetic: not AttuneBench results"
+    other = tmp_path / "other"
+    other.mkdir()
+    raw = json.loads(sorted(BUNDLED.glob("*.json"))[0].read_text())
+    raw["conversationId"] = "not-a-bundled-conversation"
+    (other / "one.json").write_text(json.dumps(raw), encoding="utf-8")
+    eval(default(data=str(other)), model="attunebench/random", display="none",
+         log_dir=str(tmp_path / "other_logs"))  # fmt: skip
+    plain = build_report([tmp_path / "other_logs"], resamples=RESAMPLES)
     assert json.loads(to_json(plain))["notice"] == ""
     assert to_terminal(plain).lstrip("\n").startswith("What this report compares")
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from ..._util.bundled import bundled_dataset_dir
+from ...data._codebook import load_codebook
+from ...data._load import read_conversations
 from ._log_fields import ConversationSet
 from ._logs import Run, Skipped
 
@@ -41,10 +44,20 @@ class Compared:
     set_aside: int
 
 
-def is_bundled(found: ConversationSet, data_path: str) -> bool:
-    """Whether a run read the bundled synthetic set (by its name in the log, or its folder)."""
-    return found.data_name.startswith(BUNDLED_NAME) or data_path == str(
-        bundled_dataset_dir() / "conversations"
+@cache
+def _bundled_ids() -> frozenset[str]:
+    folder = bundled_dataset_dir() / "conversations"
+    return frozenset(
+        c.conversation.conversationId
+        for c in read_conversations(folder, load_codebook(None)).conversations
+    )
+
+
+def is_bundled(found: ConversationSet) -> bool:
+    """Whether a run read conversations of the bundled synthetic set: by its name in the log, or
+    by its conversations (a copy of some of them in a folder of one's own)."""
+    return found.data_name.startswith(BUNDLED_NAME) or (
+        bool(found.ids) and found.ids <= _bundled_ids()
     )
 
 
@@ -101,7 +114,7 @@ def compared(
             Compared(
                 task,
                 found.data_name or data_path,
-                is_bundled(found, data_path),
+                is_bundled(found),
                 len(found.ids),
                 len(ranked),
                 len(others),
