@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +36,6 @@ from tests.conftest import BUNDLED
 
 ENDPOINT_MODEL = "openai-api/local/endpoint"
 INSPECT = str(Path(sys.executable).parent / "inspect")
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[[EndpointConfig], Endpoint]]:
-    started: list[Endpoint] = []
-
-    def start(config: EndpointConfig) -> Endpoint:
-        endpoint = Endpoint(config).start()
-        started.append(endpoint)
-        return endpoint
-
-    yield start
-    for endpoint in started:
-        endpoint.stop()
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -222,9 +207,7 @@ def _one_conversation(tmp_path: Path) -> Path:
     return data
 
 
-def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(
-    tmp_path: Path, serve: Callable[[EndpointConfig], Endpoint]
-) -> None:
+def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path: Path) -> None:
     """A judge's provider answering HTTP 500, and a 200 whose body is `{"error": ...}`: each
     sample ends with one line naming the call and the model, within seconds."""
     data = _one_conversation(tmp_path)
@@ -232,17 +215,19 @@ def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(
         ("http_500", "judge", "the provider answered HTTP 500 to every retry (InternalServerError"),
         ("error_200", "draft", "the provider's reply could not be read (TypeError"),
     ):
-        endpoint = serve(EndpointConfig(faults={fault: 1.0}, max_seconds=120))
-        model = get_model(ENDPOINT_MODEL, base_url=endpoint.base_url, api_key="k", memoize=False)
-        started = time.monotonic()
-        (log,) = eval(
-            default(data=str(data)),
-            model="attunebench/random" if call == "judge" else model,
-            model_roles={"judge": model} if call == "judge" else None,
-            display="none",
-            log_dir=str(tmp_path / "logs"),
-            max_retries=0,
-        )
+        with Endpoint(EndpointConfig(faults={fault: 1.0}, max_seconds=120)) as endpoint:
+            model = get_model(
+                ENDPOINT_MODEL, base_url=endpoint.base_url, api_key="k", memoize=False
+            )
+            started = time.monotonic()
+            (log,) = eval(
+                default(data=str(data)),
+                model="attunebench/random" if call == "judge" else model,
+                model_roles={"judge": model} if call == "judge" else None,
+                display="none",
+                log_dir=str(tmp_path / "logs"),
+                max_retries=0,
+            )
         assert time.monotonic() - started < 60
         assert log.status == "error" and log.samples is not None
         (sample,) = log.samples
