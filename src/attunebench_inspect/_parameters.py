@@ -169,7 +169,7 @@ def check_command_line() -> None:
     and `eval-retry` of a log of another task version (Inspect would stamp its samples with the
     current version). Python's `eval()` and `eval_retry()` are not seen here."""
     arguments = _inspect_arguments()
-    if arguments[:1] == ["eval"]:
+    if arguments[:1] in (["eval"], ["eval-set"]):
         epochs = _option(arguments, "--epochs")
         if epochs is not None and epochs.lstrip("-").isdigit() and int(epochs) < 1:
             raise InputError(

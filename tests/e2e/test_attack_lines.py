@@ -107,7 +107,7 @@ def test_bad_model_arguments_and_role_names_are_one_line(tmp_path: Path) -> None
     ("argv", "line"),
     [
         (["eval", "x", "--epochs", "0"], "--epochs 0: the number of epochs must be 1 or more"),
-        (["eval", "x", "--epochs=-1"], "--epochs -1: the number of epochs must be 1 or more"),
+        (["eval-set", "x", "--epochs=-1"], "--epochs -1: the number of epochs must be 1 or more"),
         (
             ["eval", "x", "--model-base-url", "http://user:s3cret@host/v1"],
             "--model-base-url http://user:***@host/v1 carries credentials, which Inspect would "
