@@ -123,11 +123,15 @@ def plan_rows(
     max_epochs: int,
     available: int | None,
 ) -> list[PlanRow]:
-    widest = BY_NAME["composite"].high - BY_NAME["composite"].low
-    if not 0 < difference <= widest:
+    if difference <= 0 or not math.isfinite(difference):
         raise InputError(
-            f"--difference must be a positive number of Composite points, at most {widest:g} "
-            f"(the Composite's range); got {difference}"
+            f"--difference must be a positive number of Composite points; got {difference}"
+        )
+    widest = BY_NAME["composite"].high - BY_NAME["composite"].low
+    if difference > widest:
+        raise InputError(
+            f"--difference must be at most {widest:g} Composite points (the Composite's range); "
+            f"got {difference}"
         )
     if not 0 < target < 1 or not 0 < alpha < 1:
         raise InputError(f"--power and --alpha must be in (0, 1); got {target}, {alpha}")
