@@ -15,7 +15,7 @@ GAP = "  "
 LONGEST_WORD = 40
 """A wrapped column keeps its longest word whole up to this many characters (a path is cut)."""
 NARROWEST = 6
-"""Where nothing else fits, a column is cut to this many characters a line, mid-word."""
+"""Where nothing else fits, a heading is cut mid-word, to no fewer characters a line than this."""
 SHORT_CELL = 24
 """A cell this short is never wrapped (a number with its interval, a model's name): headings and
 prose wrap first."""
@@ -34,24 +34,24 @@ def _kept(cell: str) -> str:
     return cell.replace(", ", ",\xa0") if len(cell) <= SHORT_CELL else cell
 
 
+def _longest_word(cells: list[list[str]], column: int) -> int:
+    return min(LONGEST_WORD, max(len(w) for r in cells for w in [*_kept(r[column]).split(" "), ""]))
+
+
 def _fitted(cells: list[list[str]]) -> list[int]:
-    """Column widths that fit `WIDTH` where they can: the widest columns narrowed first, headings
-    and prose before short cells (a number with its interval), no column narrower than its
-    longest word (up to `LONGEST_WORD`)."""
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
-    words = [
-        min(LONGEST_WORD, max(len(w) for r in cells for w in [*_kept(r[i]).split(" "), ""]))
-        for i in range(len(widths))
-    ]
-    short = [
-        max([len(r[i]) for r in cells[1:] if len(r[i]) <= SHORT_CELL] + [0])
-        for i in range(len(widths))
-    ]
-    # Headings and prose first, then short cells at word boundaries, then words themselves.
+    """Column widths that fit `WIDTH` where they can, the widest columns narrowed first: headings
+    and prose before short cells (a number with its interval), then short cells at their word
+    boundaries, then headings mid-word; a cell's word (a model's name) is never cut, up to
+    `LONGEST_WORD`."""
+    columns = range(len(cells[0]))
+    widths = [max(len(r[i]) for r in cells) for i in columns]
+    words = [_longest_word(cells, i) for i in columns]
+    data_words = [_longest_word(cells[1:], i) if cells[1:] else 0 for i in columns]
+    short = [max([len(r[i]) for r in cells[1:] if len(r[i]) <= SHORT_CELL] + [0]) for i in columns]
     for floors in (
         [max(s, w) for s, w in zip(short, words, strict=True)],
         words,
-        [NARROWEST] * len(widths),
+        [max(NARROWEST, w) for w in data_words],
     ):
         widths = _narrowed(widths, [min(f, w) for f, w in zip(floors, widths, strict=True)])
     return widths
