@@ -66,6 +66,7 @@ FAULTS = (
     "disconnect",
     "empty_body",
     "html",
+    "error_200",
 )
 HTML_PAGE = b"<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
 """What a proxy in front of a provider answers when the provider is down (the `html` fault)."""
@@ -283,6 +284,9 @@ class Endpoint:
             content = content[: len(content) // 2] + "\x00\ufffd}{"
         elif fault == "deep":
             content = '{"answer": ' * _DEEP_LEVELS + content + "}" * _DEEP_LEVELS
+        if fault == "error_200":
+            # A proxy or a provider that answers an error object with status 200.
+            return Completion(200, error_body(dialect, "injected error_200"), "", use, 0, fault)
         if fault in ("http_500", "http_429"):
             return Completion(
                 500 if fault == "http_500" else 429,

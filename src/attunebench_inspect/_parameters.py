@@ -17,12 +17,15 @@ from typing import Any
 
 import rich
 import yaml
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import Model
 from inspect_ai.util import display_type
 
 from .data._codebook import Codebook, load_codebook
 from .data._load import LoadResult, load_conversations
 from .data._problems import DataProblem, InputError, shorten
 from .data._source import BUNDLED, DataSource, resolve
+from .solve._credentials import ADVICE, masked
 
 logger = logging.getLogger(__name__)
 
@@ -65,12 +68,14 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> None:
 
 
 def no_unknown(params: dict[str, Any], accepted: Sequence[str]) -> None:
-    # Inspect passes `model` to every task that takes keyword arguments.
-    unknown = sorted(k for k in params if k != "model")
+    # Inspect may pass the model under test as `model` to a task that takes keyword arguments
+    # (inspect_ai/_eval/registry.py says it always does); `-T model=foo` is a user's string.
+    unknown = sorted(k for k in params if not (k == "model" and isinstance(params[k], Model)))
     if unknown:
+        model = " (the model under test is --model, not -T model=)" if "model" in unknown else ""
         raise InputError(
             f"unknown task parameter(s): {', '.join(unknown)}; "
-            f"the parameters are {', '.join(accepted)}"
+            f"the parameters are {', '.join(accepted)}{model}"
         )
 
 
@@ -124,9 +129,71 @@ class Loaded:
         }
 
 
+def _inspect_arguments() -> list[str]:
+    """The arguments of the `inspect` command this process runs ([] under Python's `eval()`)."""
+    return sys.argv[1:] if sys.argv and Path(sys.argv[0]).name == "inspect" else []
+
+
+def _option(arguments: Sequence[str], name: str) -> str | None:
+    """The value of `--name` on a command line (`--name VALUE` or `--name=VALUE`)."""
+    for index, argument in enumerate(arguments):
+        if argument.startswith(f"{name}="):
+            return argument.partition("=")[2]
+        if argument == name and index + 1 < len(arguments):
+            return arguments[index + 1]
+    return None
+
+
+def _older_log(location: str) -> str | None:
+    """Why `eval-retry` must not resume a log: one of this suite's tasks at another version."""
+    try:
+        header = read_eval_log(location, header_only=True)
+    except Exception:  # not a log: Inspect's own eval-retry says so
+        return None
+    version = str(header.eval.task_version)
+    ours = "codebook_sha256" in (header.eval.metadata or {})
+    if not ours or version == TASK_VERSION:
+        return None
+    return (
+        f"{location}: a log of task version {version} cannot be resumed at task version "
+        f"{TASK_VERSION}: the new log would carry samples made by another protocol under the "
+        f"current version; run the task again with inspect eval (attunebench report "
+        f"--task-version {version} still reports the old log)"
+    )
+
+
+def check_command_line() -> None:
+    """What the `inspect` command line asks that a task sees nowhere else, checked before Inspect
+    acts on it: `--epochs` below 1 (Inspect runs one epoch for 0 and ends in a traceback below
+    it), a `--model-base-url` carrying credentials (Inspect would write it into the log header),
+    and `eval-retry` of a log of another task version (Inspect would stamp its samples with the
+    current version). Python's `eval()` and `eval_retry()` are not seen here."""
+    arguments = _inspect_arguments()
+    if arguments[:1] in (["eval"], ["eval-set"]):
+        epochs = _option(arguments, "--epochs")
+        if epochs is not None and epochs.lstrip("-").isdigit() and int(epochs) < 1:
+            raise InputError(
+                f"--epochs {epochs}: the number of epochs must be 1 or more (each epoch runs "
+                "every conversation once)"
+            )
+        shown = masked(_option(arguments, "--model-base-url") or "")
+        if shown is not None:
+            raise InputError(
+                f"--model-base-url {shown} carries credentials, which Inspect would write into "
+                f"the log header (eval.model_base_url); {ADVICE}"
+            )
+    elif arguments[:1] == ["eval-retry"]:
+        logs = [a for a in arguments[1:] if a.endswith((".eval", ".json")) and Path(a).is_file()]
+        problems = [p for p in map(_older_log, logs) if p]
+        if problems:
+            raise InputError(problems[0])
+
+
 def load(data: str, codebook: str | None, skip_invalid: bool) -> Loaded:
     """The data set and codebook of a task's parameters, checked: `data` is a path or `bundled`,
-    `codebook` a path or None (a data set root's own, else the bundled one)."""
+    `codebook` a path or None (a data set root's own, else the bundled one). The `inspect`
+    command line is checked first (`check_command_line`): every task loads its data here."""
+    check_command_line()
     if data is None or (isinstance(data, str) and not data.strip()):
         raise InputError(EMPTY_DATA)
     check("data", data, str, f"a path, or {BUNDLED}")

@@ -24,6 +24,7 @@ from .score._scorers import scorer_families
 from .score._viewer import viewer_config
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
 from .solve._judges import panel_at_creation
+from .solve._modes import ModeSpec
 from .solve._provider_rules import ANSWER_FORMATS, AnswerFormat
 from .solve._schedule import SCHEDULES, Schedule
 
@@ -61,15 +62,7 @@ def attunebench(
             evaluated model, or of its family from the same maker, is meant: no warning line.
     """
     with told():
-        no_unknown(unknown, PARAMETERS)
-        try:
-            spec = mode_spec(mode)
-        except ValueError as ex:
-            raise InputError(str(ex)) from None
-        check("shuffle_seed", shuffle_seed, int, "an integer")
-        one_of("answer_format", answer_format, ANSWER_FORMATS)
-        one_of("schedule", schedule, SCHEDULES)
-        check("allow_self_judge", allow_self_judge, bool, "true or false")
+        spec = _checked(mode, shuffle_seed, answer_format, schedule, allow_self_judge, unknown)
         loaded = load(data, codebook, skip_invalid)
         panel = panel_at_creation(allow_self_judge)
         return Task(
@@ -94,6 +87,27 @@ def attunebench(
                 **panel,
             },
         )
+
+
+def _checked(
+    mode: object,
+    shuffle_seed: object,
+    answer_format: object,
+    schedule: object,
+    allow_self_judge: object,
+    unknown: dict[str, Any],
+) -> ModeSpec:
+    """The task's parameters other than its data, checked (one line each); the mode's spec."""
+    no_unknown(unknown, PARAMETERS)
+    try:
+        spec = mode_spec(mode)
+    except ValueError as ex:
+        raise InputError(str(ex)) from None
+    check("shuffle_seed", shuffle_seed, int, "an integer")
+    one_of("answer_format", answer_format, ANSWER_FORMATS)
+    one_of("schedule", schedule, SCHEDULES)
+    check("allow_self_judge", allow_self_judge, bool, "true or false")
+    return spec
 
 
 _SIGNATURE = inspect.signature(attunebench)

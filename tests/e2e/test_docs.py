@@ -5,15 +5,16 @@ A command that needs what a fresh clone has not (a provider's key, the published
 bucket, annotators' answer files) says so in a comment beginning `needs`, and its block holds a
 command beside it that runs offline; every other command is run, in its page's order, in a
 scratch folder that holds what `make run` leaves (`logs/` with the random baseline's run and the
-majority baseline's beside it), and must exit 0. The few commands that are not run here say
-why in `NOT_RUN`: CI runs them, or they start a server.
+majority baseline's beside it), every page's after the one before it as a newcomer would, and
+must exit 0; `make run`'s report must then still rank the 25-conversation runs. The few commands
+that are not run here say why in `NOT_RUN`: CI runs them, or they start a server.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -146,12 +147,25 @@ def _run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_every_offline_command_runs_as_written(page: Path, scratch: Path) -> None:
-    folder = scratch / page.stem
-    shutil.copytree(scratch / "logs", folder / "logs")
-    for block in commands(page):
-        for command in block:
-            if command.needs or _not_run(command):
-                continue
-            _run(command.text, folder)
+def test_every_offline_command_runs_in_order_and_the_report_still_ranks_the_whole_runs(
+    scratch: Path,
+) -> None:
+    """A newcomer's fresh clone: every offline command of README.md, then of each page of docs/,
+    in order, in one folder; afterwards `make run`'s report still ranks the runs over the 25
+    bundled conversations and says what it set aside (the recipes' --limit and --sample-id runs
+    among them), first that the numbers are synthetic (docs/report.md, "Which runs are
+    compared")."""
+    for command in EVERY:
+        if command.needs or _not_run(command):
+            continue
+        _run(command.text, scratch)
+    report = json.loads(_run("attunebench report logs --format json", scratch).stdout)
+    board = {(r["model"], r["mode"]): r["composite"]["n"] for r in report["leaderboard"]}
+    assert board[("chance", "default")] == board[("attunebench/majority", "default")] == 25
+    assert set(board.values()) == {25}
+    (main,) = [c for c in report["compared"] if c["task"] == "main task"]
+    assert main["conversations"] == 25 and main["synthetic"] and main["set_aside"] >= 2
+    aside = [s["reason"] for s in report["skipped"] if s["reason"].startswith("set aside: ")]
+    assert any("of the 25 conversations (--limit or --sample-id)" in a for a in aside)
+    text = _run("attunebench report logs --html logs/report.html", scratch).stdout
+    assert text.lstrip("\n").startswith("Synthetic: not AttuneBench results. What this report")

@@ -27,7 +27,7 @@ from ..tools.report._formats.html_page import PLOTS_HINT
 from ..tools.report._logs import is_main_task_run, read_runs
 from .catalog import compute, metrics_markdown
 from .render import FORMS, plots_available, to_html, write_plots
-from .report import build_report
+from .report import Report, build_report
 
 
 def add_validate(commands: Commands) -> None:
@@ -159,14 +159,19 @@ def add_report(commands: Commands) -> None:
     report.set_defaults(run=_report)
 
 
-def _report(args: argparse.Namespace) -> int:
+def _mistaken(args: argparse.Namespace) -> str | None:
+    """What is wrong with the report's arguments before any log is read."""
     if args.plots and not plots_available():
-        print(f"attunebench report: --plots needs matplotlib: {PLOTS_HINT}", file=sys.stderr)
-        return 2
+        return f"--plots needs matplotlib: {PLOTS_HINT}"
     if (args.identities or args.codebook) and not args.third_party:
-        print(
-            "attunebench report: --identities and --codebook go with --third-party", file=sys.stderr
-        )
+        return "--identities and --codebook go with --third-party"
+    return None
+
+
+def _report(args: argparse.Namespace) -> int:
+    mistaken = _mistaken(args)
+    if mistaken:
+        print(f"attunebench report: {mistaken}", file=sys.stderr)
         return 2
     try:
         report = build_report(
@@ -197,6 +202,11 @@ def _report(args: argparse.Namespace) -> int:
     except InputError as ex:
         print(f"attunebench report: {ex}", file=sys.stderr)
         return 1
+    return _written(report, args)
+
+
+def _written(report: Report, args: argparse.Namespace) -> int:
+    """The report in the forms asked for, after what was skipped; 1 where it has nothing."""
     for item in report.skipped:
         print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
     if not report.runs:

@@ -23,6 +23,7 @@ from ..tools.report._sections import (
     MODE_DELTAS,
     OPERATIONS,
     PERSPECTIVE,
+    SCOPE,
     SUBGROUPS,
 )
 from ..tools.report._sections.base import Section, models_besides_chance
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from ..tools.report._plot import Chart
 
 SECTIONS: tuple[Section[Any], ...] = (
+    SCOPE,
     LEADERBOARD,
     CONTAMINATION,
     HUMAN,
@@ -62,7 +64,7 @@ def plots_available() -> bool:
 def tables(report: Report) -> list[Table]:
     shown = SECTIONS
     if not report.leaderboard:  # no run of the main task: the other tasks' sections only
-        shown = (*((CONTAMINATION,) if report.contamination else ()), PROFILE)
+        shown = (SCOPE, *((CONTAMINATION,) if report.contamination else ()), PROFILE)
     return [table for section in shown for table in section.tables(report)]
 
 
@@ -107,7 +109,8 @@ def to_html(report: Report) -> str:
         f"; conversations where {report.where}" if report.where else ""
     )
     runs = ", ".join(f"{r.model} ({r.mode}, {r.conversations} conversations)" for r in report.runs)
-    return html_page(runs, settings, tables(report), charts(report) if plots_available() else None)
+    figures = charts(report) if plots_available() else None
+    return html_page(runs, settings, tables(report), figures, lead=len(SCOPE.tables(report)))
 
 
 def write_plots(report: Report, folder: str | Path) -> list[Path]:

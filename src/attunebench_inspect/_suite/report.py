@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..data._codebook import load_codebook
@@ -18,6 +19,7 @@ from ..instruments.contamination._report import (
     is_contamination_run,
 )
 from ..instruments.contamination._section import beside
+from ..instruments.human._answers import is_human
 from ..instruments.human._comparison import HumanComparison, human_comparison
 from ..instruments.profile._analyses import (
     DiagnosisInference,
@@ -34,6 +36,7 @@ from ..instruments.stability._report import RankTable, RunStability, rank_tables
 from ..score._catalog import DIAGNOSTIC
 from ..solve._modes import PRIMARY
 from ..tools.report import _analyses as analyses
+from ..tools.report._compared import MAIN_TASK, SYNTHETIC, Compared, compared
 from ..tools.report._filters import FilterError, load_groups, parse_filter
 from ..tools.report._logs import Run, RunInfo, Skipped, is_main_task_run, read_runs
 from ..tools.report._run_table import RunTable, model_label, run_table
@@ -52,16 +55,16 @@ class Report:
     """Every task version among the logs read, and how many runs each has."""
     runs: list[RunInfo]
     skipped: list[Skipped]
-    leaderboard: list[analyses.LeaderRow]
-    distinguishability: list[analyses.PairDifference]
-    distinguished: dict[str, dict[str, list[int]]]
+    leaderboard: list[analyses.LeaderRow] = field(default_factory=list)
+    distinguishability: list[analyses.PairDifference] = field(default_factory=list)
+    distinguished: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     """mode -> metric -> [distinguished pairs, pairs]."""
-    perspective: list[analyses.Gap]
-    drift: list[analyses.Drift]
-    capability: list[analyses.CapabilitySplit]
-    win_rates: list[analyses.WinRates]
-    mode_deltas: list[analyses.ModeDelta]
-    operations: list[analyses.Operations]
+    perspective: list[analyses.Gap] = field(default_factory=list)
+    drift: list[analyses.Drift] = field(default_factory=list)
+    capability: list[analyses.CapabilitySplit] = field(default_factory=list)
+    win_rates: list[analyses.WinRates] = field(default_factory=list)
+    mode_deltas: list[analyses.ModeDelta] = field(default_factory=list)
+    operations: list[analyses.Operations] = field(default_factory=list)
     subgroups: list[analyses.SubgroupRow] = field(default_factory=list)
     human: list[HumanComparison] = field(default_factory=list)
     """Each human run beside each model on their shared conversations."""
@@ -77,6 +80,11 @@ class Report:
     """Every run against third-party labels (`--third-party`); None without answer files."""
     contamination: list[ContaminationRow] = field(default_factory=list)
     """One row per model probed for contamination: the verdict beside its Composite."""
+    compared: list[Compared] = field(default_factory=list)
+    """Per task, the conversation set its ranked runs cover and how many runs were set aside
+    (the report's first table)."""
+    notice: str = ""
+    """"synthetic: not AttuneBench results" where a task's runs read the bundled set."""
 
     def beside_composite(self) -> list[Beside]:
         """The instruments' columns beside the Composite on the leaderboard."""
@@ -128,6 +136,15 @@ def one_version(
     return chosen, versions, kept, skipped
 
 
+def task_of(run: Run) -> str | None:
+    """A run's task as the report compares them (`compared`): the main task's modes together, the
+    other tasks each alone; a person's answers (`human/<annotator>`) are compared with models on
+    the conversations both answered, in their own section, so they stay out of the rule."""
+    if is_human(run.model):
+        return None
+    return MAIN_TASK if is_main_task_run(run) else run.mode
+
+
 def build_report(
     logs: Sequence[str | Path],
     *,
@@ -144,7 +161,8 @@ def build_report(
 ) -> Report:
     """Every analysis of the AttuneBench paper over the newest successful log per
     (task, model, mode) among `logs` (files or folders), at one task version (`task_version`,
-    else the newest among them). Never re-runs a model.
+    else the newest among them), over one conversation set per task (`compared`). Never re-runs
+    a model.
 
     `third_party`: answer files of annotators who did not hold the conversations, read as labels
     (docs/third-party.md); `identities`: a JSON file, annotator -> the participant ID of an
@@ -153,37 +171,93 @@ def build_report(
     named = load_groups(groups)
     every, skipped = read_runs(logs)
     version, versions, runs, other = one_version(every, task_version)
-    skipped = [*skipped, *other]
+    runs, aside, scope = compared(runs, task_of)
     settings = analyses.Settings(resamples=resamples, seed=seed)
-    selects = parse_filter(where, named) if where else None
+    kept = _where(parse_filter(where, named) if where else None)
+    tables, perspective, stability = _main_task(runs, kept, settings)
+    third_party_found = (
+        _third_party(runs, tables, third_party, identities, codebook, settings)
+        if third_party
+        else None
+    )
+    report = _analyse(
+        Report(
+            resamples=resamples,
+            seed=seed,
+            where=where,
+            compare=compare,
+            task_version=version,
+            versions=versions,
+            runs=[],
+            skipped=[*skipped, *other, *aside],
+            perspective=perspective,
+            stability=stability,
+            third_party=third_party_found,
+            compared=scope,
+            notice=SYNTHETIC if any(c.synthetic for c in scope) else "",
+        ),
+        tables,
+        diagnostics,
+        parse_filter(compare, named) if compare else None,
+    )
+    return _other_tasks(report, runs, kept, tables)
+
+
+def _where(selects: Callable[[dict[str, Any]], bool] | None) -> Callable[[RunTable], RunTable]:
+    """A run table cut to the conversations `--where` selects (whole without a filter)."""
 
     def kept(table: RunTable) -> RunTable:
         if selects is None:
             return table
         return _only(table, {i for i, c in table.conversations.items() if selects(c.facts)})
 
-    tables, perspective, stability = _main_task(runs, kept, settings)
-    profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
-    probes = [r for r in runs if is_contamination_run(r)]
-    third_party_found = (
-        _third_party(runs, tables, third_party, identities, codebook, settings)
-        if third_party
-        else None
-    )
+    return kept
+
+
+def _analyse(
+    report: Report,
+    every: Sequence[RunTable],
+    diagnostics: bool,
+    compare: Callable[[dict[str, Any]], bool] | None,
+) -> Report:
+    """The paper's analyses of the main task's runs: the models' (humans are beside them)."""
+    settings = analyses.Settings(resamples=report.resamples, seed=report.seed)
+    tables = [t for t in every if not is_human(t.model)]
     metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
     pairs = analyses.distinguishability(tables, settings)
-    leaderboard = analyses.leaderboard(tables, settings, metrics)
+    return dataclasses.replace(
+        report,
+        leaderboard=analyses.leaderboard(tables, settings, metrics),
+        distinguishability=pairs,
+        distinguished=_distinguished(pairs),
+        drift=analyses.turn_drift(tables, settings),
+        capability=analyses.capability_split(tables),
+        win_rates=analyses.win_rates(tables),
+        mode_deltas=analyses.mode_deltas(tables),
+        operations=analyses.operations(every),
+        human=human_comparison(every, settings),
+        subgroups=analyses.compare_subgroup(tables, compare, settings) if compare else [],
+        rank_stability=rank_tables(tables, settings),
+    )
+
+
+def _other_tasks(
+    report: Report,
+    runs: Sequence[Run],
+    kept: Callable[[RunTable], RunTable],
+    tables: list[RunTable],
+) -> Report:
+    """The profile task's and the contamination probe's part of the report, and every run read."""
+    settings = analyses.Settings(resamples=report.resamples, seed=report.seed)
+    version = report.task_version
+    profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
+    probes = [r for r in runs if is_contamination_run(r)]
     contamination = contamination_rows(
         [(model_label(r.model), r) for r in probes],
-        [(row.model, row.mode, row.composite) for row in leaderboard],
+        [(row.model, row.mode, row.composite) for row in report.leaderboard],
     )
-    return Report(
-        resamples=resamples,
-        seed=seed,
-        where=where,
-        compare=compare,
-        task_version=version,
-        versions=versions,
+    return dataclasses.replace(
+        report,
         runs=[
             *(
                 RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location, version)
@@ -196,26 +270,9 @@ def build_report(
                 for c, r in zip(contamination, probes, strict=True)
             ),
         ],
-        skipped=skipped,
-        leaderboard=leaderboard,
-        distinguishability=pairs,
-        distinguished=_distinguished(pairs),
-        perspective=perspective,
-        drift=analyses.turn_drift(tables, settings),
-        capability=analyses.capability_split(tables),
-        win_rates=analyses.win_rates(tables),
-        mode_deltas=analyses.mode_deltas(tables),
-        operations=analyses.operations(tables),
-        human=human_comparison(tables, settings),
         profile=profile_leaderboard(profile_tables, settings),
         diagnosis_inference=diagnosis_inference(profile_tables),
         profile_capability=profile_capability(tables, profile_tables),
-        subgroups=analyses.compare_subgroup(tables, parse_filter(compare, named), settings)
-        if compare
-        else [],
-        stability=stability,
-        rank_stability=rank_tables(tables, settings),
-        third_party=third_party_found,
         contamination=contamination,
     )
 

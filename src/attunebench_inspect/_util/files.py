@@ -10,9 +10,11 @@ folder is created. Each failure is one line: the path, what was found, what was 
 from __future__ import annotations
 
 import errno
+import glob
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 MiB = 1024 * 1024
@@ -64,12 +66,9 @@ def _os_error(error: OSError) -> str:
     return f"{error.strerror or type(error).__name__} ({name})"
 
 
-def read_capped(path: str | Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes; a FileProblem otherwise.
-
-    Opened without blocking (a FIFO opens at once and is refused), checked on the open file
-    (nothing can be swapped in between), and read to `limit + 1` bytes at most (a file that
-    grows, or a /proc file whose size reads as 0, is still capped)."""
+def _open_regular(path: str | Path) -> int:
+    """A regular file opened for reading, without blocking (a FIFO opens at once and is
+    refused), checked on the open file (nothing can be swapped in between)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
@@ -82,14 +81,43 @@ def read_capped(path: str | Path, limit: int) -> bytes:
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise FileProblem(path, kind(mode), "a regular file")
-    with os.fdopen(fd, "rb") as file:
+    return fd
+
+
+def _too_large(path: str | Path, limit: int) -> FileProblem:
+    return FileProblem(path, f"more than {_size(limit)}", f"a file of at most {_size(limit)}")
+
+
+def read_capped(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; a FileProblem otherwise.
+
+    Read to `limit + 1` bytes at most (a file that grows, or a /proc file whose size reads as 0,
+    is still capped)."""
+    with os.fdopen(_open_regular(path), "rb") as file:
         try:
             data = file.read(limit + 1)
         except OSError as ex:
             raise FileProblem(path, _os_error(ex), "a readable file") from None
     if len(data) > limit:
-        raise FileProblem(path, f"more than {_size(limit)}", f"a file of at most {_size(limit)}")
+        raise _too_large(path, limit)
     return data
+
+
+def lines_capped(path: str | Path, limit: int) -> Iterator[bytes]:
+    """The lines of a regular file of at most `limit` bytes, one at a time (a large JSONL file
+    is never held whole); a FileProblem where `read_capped` would raise one."""
+    with os.fdopen(_open_regular(path), "rb") as file:
+        read = 0
+        try:
+            for line in file:
+                read += len(line)
+                if read > limit:
+                    raise _too_large(path, limit)
+                yield line
+        except OSError as ex:
+            if isinstance(ex, FileProblem):
+                raise
+            raise FileProblem(path, _os_error(ex), "a readable file") from None
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
@@ -102,8 +130,11 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     except OSError as ex:
         raise FileProblem(target.parent, _os_error(ex), "a folder that can be created") from None
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    _remove_abandoned(target)
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
+        )
     except OSError as ex:
         raise FileProblem(target, _os_error(ex), "a writable folder") from None
     try:
@@ -118,6 +149,26 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _remove_abandoned(target: Path) -> None:
+    """The temporary files of earlier writes of `target` whose process is gone (killed before it
+    could remove them: SIGKILL runs no cleanup); a live writer's are left alone."""
+    head = f".{target.name}."
+    for leftover in target.parent.glob(f"{glob.escape(head)}*.tmp"):
+        pid = leftover.name[len(head) :].partition(".")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            leftover.unlink(missing_ok=True)
 
 
 def _read_umask() -> int:

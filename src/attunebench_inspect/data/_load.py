@@ -6,8 +6,9 @@ import errno
 import hashlib
 import json
 import os
+import random
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from .._util.files import MAX_DATA_BYTES, FileProblem, kind, read_capped
+from .._util.files import MAX_DATA_BYTES, FileProblem, kind, lines_capped, read_capped
 from . import _jsonfile as jsonfile
 from ._checks import check_conversation, conversation_warnings
 from ._codebook import Codebook
@@ -103,6 +104,21 @@ def _read(file: Path) -> bytes | DataProblem:
         return DataProblem(str(file), None, "file", ex.found, ex.expected)
 
 
+def _jsonl_record(source: str, line: str) -> Record | DataProblem:
+    try:
+        return Record(source, jsonfile.loads(line))
+    except jsonfile.TooDeepError as ex:
+        return DataProblem(source, None, "line", str(ex), "a conversation object")
+    except json.JSONDecodeError as ex:
+        return DataProblem(
+            source,
+            None,
+            "line",
+            f"invalid JSON ({ex.msg})",
+            "one JSON conversation object per line",
+        )
+
+
 def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
     try:
         text = raw.decode("utf-8-sig")
@@ -117,21 +133,8 @@ def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
         return
     if file.suffix.lower() == ".jsonl":
         for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            source = f"{file}:{lineno}"
-            try:
-                yield Record(source, jsonfile.loads(line))
-            except jsonfile.TooDeepError as ex:
-                yield DataProblem(source, None, "line", str(ex), "a conversation object")
-            except json.JSONDecodeError as ex:
-                yield DataProblem(
-                    source,
-                    None,
-                    "line",
-                    f"invalid JSON ({ex.msg})",
-                    "one JSON conversation object per line",
-                )
+            if line.strip():
+                yield _jsonl_record(f"{file}:{lineno}", line)
         return
     try:
         document = jsonfile.loads(text)
@@ -287,6 +290,97 @@ def load_conversations(
     if result.problems and not (skip_invalid and result.conversations):
         raise DataError(result.problems, hint or f"check it with `{validate_command(path)}`")
     return result
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A JSONL line kept unparsed until it is chosen (`load_sample`)."""
+
+    source: str
+    text: bytes
+
+
+def _line_record(line: _Line) -> Record | DataProblem:
+    try:
+        text = line.text.decode("utf-8-sig")
+    except UnicodeDecodeError as ex:
+        return DataProblem(
+            line.source,
+            None,
+            "line",
+            f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
+            "a UTF-8 JSON line",
+        )
+    return _jsonl_record(line.source, text)
+
+
+def _items(root: Path) -> Iterator[Record | DataProblem | _Line]:
+    """Every conversation of a data set as read, a JSONL file's lines unparsed."""
+    entries = list(_entries(root)) if root.is_dir() else [root]
+    for entry in entries:
+        if isinstance(entry, DataProblem):
+            yield entry
+        elif entry.suffix.lower() == ".jsonl":
+            try:
+                for number, text in enumerate(lines_capped(entry, MAX_DATA_BYTES), start=1):
+                    if text.strip():
+                        yield _Line(f"{entry}:{number}", text)
+            except FileProblem as ex:
+                yield DataProblem(str(entry), None, "file", ex.found, ex.expected)
+        else:
+            raw = _read(entry)
+            if isinstance(raw, DataProblem):
+                yield raw
+            else:
+                yield from _records(entry, raw)
+
+
+def load_sample(
+    path: str | Path,
+    codebook: Codebook,
+    size: int,
+    seed: int = 0,
+    *,
+    hint: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[int, LoadResult]:
+    """How many conversations a data set has, and a seeded uniform sample of `size` of them
+    (all of them where it has no more), checked as `load_conversations` checks a data set, read
+    in one pass that holds at most `size` of them (a JSONL file line by line, parsed only when
+    chosen). Only the sample is checked: `attunebench validate` checks them all. `progress`
+    hears the count read so far, every 1,000 conversations."""
+    rng = random.Random(seed)
+    kept: list[tuple[int, Record | _Line]] = []
+    result = LoadResult(warnings=list(codebook.warnings))
+    count = 0
+    for item in _items(Path(path)):
+        if isinstance(item, DataProblem):
+            result.problems.append(item)
+            continue
+        # Reservoir sampling (Vitter's algorithm R): each conversation is kept with chance
+        # size / count, whatever the data set's length.
+        if len(kept) < size:
+            kept.append((count, item))
+        elif (slot := rng.randrange(count + 1)) < size:
+            kept[slot] = (count, item)
+        count += 1
+        if progress is not None and count % 1000 == 0:
+            progress(count)
+    if not count and not result.problems:
+        result.problems.append(
+            DataProblem(str(path), None, "data set", "no conversation", "at least one")
+        )
+    seen: dict[str, str] = {}
+    for _, item in sorted(kept, key=lambda pair: pair[0]):
+        record = _line_record(item) if isinstance(item, _Line) else item
+        if isinstance(record, DataProblem):
+            result.problems.append(record)
+        else:
+            result.records += 1
+            _add_record(record, codebook, seen, result)
+    if result.problems:
+        raise DataError(result.problems, hint or f"check it with `{validate_command(path)}`")
+    return count, result
 
 
 def validate_command(data: str | Path, codebook: str | Path | None = None) -> str:

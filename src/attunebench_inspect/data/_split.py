@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._schema import Conversation, ParticipantProfile, ResponseSource
+from ._schema import Conversation, ParticipantProfile, ResponseSource, Turn
 
 BinaryValue = Literal["yes", "no", "na"]
 
@@ -133,45 +133,43 @@ def profile_for_context(profile: ParticipantProfile) -> dict[str, object]:
     }
 
 
+def _visible_turn(turn: Turn) -> VisibleTurn:
+    notes = turn.annotations
+    return VisibleTurn(
+        turn_number=turn.turnNumber,
+        user_message=turn.userMessage,
+        om_response=turn.llmResponse,
+        alternate_response=notes.alternateResponses.llmImproved,
+        human_response=notes.alternateResponses.humanEdited,
+        binary_question_ids=[j.questionId for j in notes.binaryJudgements],
+        comparisons=[
+            Comparison(question_id=c.questionId, response_a=c.responseA, response_b=c.responseB)
+            for c in notes.pairwiseComparisons
+        ],
+    )
+
+
+def _turn_truth(turn: Turn) -> TurnTruth:
+    notes = turn.annotations
+    return TurnTruth(
+        turn_number=turn.turnNumber,
+        mood_shift={tag.item: tag.intensity for tag in turn.moodShiftTags},
+        binary={
+            j.questionId: BinaryTruth(observed=j.observedBehavior, preferred=j.preferredBehavior)
+            for j in notes.binaryJudgements
+        },
+        pairwise={
+            comparison_key(c.questionId, c.responseA, c.responseB): c.responseA
+            if c.winner == "A"
+            else c.responseB
+            for c in notes.pairwiseComparisons
+        },
+    )
+
+
 def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
-    visible_turns: list[VisibleTurn] = []
-    truth_turns: list[TurnTruth] = []
-    for turn in conv.turns:
-        notes = turn.annotations
-        visible_turns.append(
-            VisibleTurn(
-                turn_number=turn.turnNumber,
-                user_message=turn.userMessage,
-                om_response=turn.llmResponse,
-                alternate_response=notes.alternateResponses.llmImproved,
-                human_response=notes.alternateResponses.humanEdited,
-                binary_question_ids=[j.questionId for j in notes.binaryJudgements],
-                comparisons=[
-                    Comparison(
-                        question_id=c.questionId, response_a=c.responseA, response_b=c.responseB
-                    )
-                    for c in notes.pairwiseComparisons
-                ],
-            )
-        )
-        truth_turns.append(
-            TurnTruth(
-                turn_number=turn.turnNumber,
-                mood_shift={tag.item: tag.intensity for tag in turn.moodShiftTags},
-                binary={
-                    j.questionId: BinaryTruth(
-                        observed=j.observedBehavior, preferred=j.preferredBehavior
-                    )
-                    for j in notes.binaryJudgements
-                },
-                pairwise={
-                    comparison_key(c.questionId, c.responseA, c.responseB): c.responseA
-                    if c.winner == "A"
-                    else c.responseB
-                    for c in notes.pairwiseComparisons
-                },
-            )
-        )
+    visible_turns = [_visible_turn(turn) for turn in conv.turns]
+    truth_turns = [_turn_truth(turn) for turn in conv.turns]
     cw = conv.conversationWideQuestions
     visible = VisibleConversation(
         conversation_id=conv.conversationId,

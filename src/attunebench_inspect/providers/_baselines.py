@@ -1,8 +1,9 @@
 """Offline baselines, registered with Inspect as `attunebench/random` and `attunebench/majority`.
 
 Both read the call's response schema and answer inside it, so they are valid for every call type
-(the judge role included). The random baseline derives each answer from the seed and the call's
-content, not from call order, so concurrent runs are reproducible.
+(the judge role included). The random baseline derives each answer from the seed, the call's
+content and, from epoch 2 on, the epoch (a rerun of chance answers anew), not from call order, so
+concurrent runs are reproducible.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import JSONSchema
 
+from .._parameters import told
+from ..data._problems import InputError
+from ..solve._store import current_epoch
 from . import BASELINE_PROVIDER
 
 BASELINES = ("random", "majority")
@@ -141,18 +145,28 @@ class BaselineAPI(OfflineAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        if model_name not in BASELINES:
-            raise ValueError(
-                f"unknown AttuneBench baseline '{BASELINE_PROVIDER}/{model_name}'; "
-                f"use one of: {', '.join(f'{BASELINE_PROVIDER}/{b}' for b in BASELINES)}"
-            )
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"-M seed must be an integer; got {seed!r}")
+        with told():
+            if model_name not in BASELINES:
+                raise InputError(
+                    f"unknown AttuneBench baseline '{BASELINE_PROVIDER}/{model_name}'; "
+                    f"use one of: {', '.join(f'{BASELINE_PROVIDER}/{b}' for b in BASELINES)}"
+                )
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                raise InputError(f"-M seed must be an integer; got {seed!r}")
+            if model_args:
+                raise InputError(
+                    f"unknown -M argument(s) of {BASELINE_PROVIDER}/{model_name}: "
+                    f"{', '.join(sorted(model_args))}; it takes seed"
+                )
         self.seed = seed
 
     def _rng(self, input: list[ChatMessage], config: GenerateConfig) -> random.Random:
         digest = hashlib.sha256()
         digest.update(str(self.seed).encode())
+        epoch = current_epoch()
+        if epoch > 1:
+            # A rerun of chance answers anew; epoch 1 keeps the answers it always had.
+            digest.update(f"epoch {epoch}".encode())
         for message in input:
             digest.update(message.role.encode())
             digest.update(message.text.encode())

@@ -8,13 +8,15 @@ The scores keep their own names (`rejudge_draft_judge`, ...) beside the original
 
 from __future__ import annotations
 
-from inspect_ai.model import get_model
+from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from .._parameters import told
 from ..data._codebook import cached_codebook
-from ..data._samples import truth_of, visible_of
+from ..data._problems import InputError
+from ..data._samples import CONVERSATION_KEY, truth_of, visible_of
 from ..data._split import VisibleTurn
 from ..solve import JUDGE_ROLE, judge_bound, judge_draft, read_walk
 from ..solve._call_record import CallRecord
@@ -23,19 +25,45 @@ from ._conversation import score_conversation
 from ._metric_spec import REJUDGE_PREFIX
 from ._scorers import run_metrics
 
+NOT_THE_MAIN_TASK = (
+    "draft_rejudge: sample {id} holds no drafts: the log is not of the main task (a profile or "
+    "contamination probe log?); re-judge a log of attunebench_inspect/default, verbose, "
+    "omniscient or verbose_omniscient (nothing was written)"
+)
+NO_JUDGE = (
+    "draft_rejudge needs a judge: pass -S judge=<model> (e.g. -S judge=attunebench/majority) or "
+    f"bind the '{JUDGE_ROLE}' model role"
+)
+
 
 @scorer(metrics=run_metrics("rejudge"))
-def draft_rejudge(judge: str | None = None, codebook: str | None = None) -> Scorer:
-    """Judge the stored drafts again and score Draft Judge and Draft Binary Alignment."""
+def draft_rejudge(
+    judge: str | None = None, codebook: str | None = None, max_retries: int = 3
+) -> Scorer:
+    """Judge the stored drafts again and score Draft Judge and Draft Binary Alignment.
+    `max_retries`: the judge's retries of a call that fails (an HTTP 500), before the sample
+    ends with one line naming the call and the model (`inspect score` has no --max-retries)."""
+    with told():
+        if judge is not None and (not isinstance(judge, str) or not judge.strip()):
+            raise InputError(f"{NO_JUDGE}; got {judge!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise InputError(
+                f"draft_rejudge: -S max_retries must be 0 or more; got {max_retries!r}"
+            )
 
     async def score(state: TaskState, target: Target) -> Score:
+        with told():
+            if CONVERSATION_KEY not in state.metadata:
+                raise InputError(NOT_THE_MAIN_TASK.format(id=state.sample_id))
+            if judge is None and not judge_bound():
+                raise InputError(NO_JUDGE)
         book = cached_codebook(codebook)
-        if judge is None and not judge_bound():
-            raise ValueError(
-                "draft_rejudge needs a judge: pass -S judge=<model> or bind the "
-                f"'{JUDGE_ROLE}' model role"
-            )
-        model = get_model(judge) if judge else get_model(role=JUDGE_ROLE, required=True)
+        retries = GenerateConfig(max_retries=max_retries)
+        model = (
+            get_model(judge, config=retries)
+            if judge
+            else get_model(role=JUDGE_ROLE, required=True, config=retries)
+        )
         conv = visible_of(state.metadata)
         walk = read_walk(state.store)
 

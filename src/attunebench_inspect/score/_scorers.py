@@ -7,6 +7,7 @@ reports, ride in the Composite score's metadata.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from weakref import WeakKeyDictionary
 
@@ -30,7 +31,7 @@ from ..solve._predictions import Walk
 from ..solve._store import read_walk
 from . import _metrics as metrics
 from . import _similarity as similarity
-from ._catalog import POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
+from ._catalog import BY_NAME, POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
 from ._conversation import ConversationScores, score_conversation
 from ._explanation import answer_line, explanation
 from ._metric_spec import FAMILIES, Family
@@ -74,8 +75,19 @@ def conversation_scores(state: TaskState, codebook: str | None) -> ConversationS
 
 
 def family_score(scores: ConversationScores, family: Family) -> Score:
-    """A family's metrics as the score's value, its other counts as its metadata."""
-    return Score(value=scores.value(family), metadata=scores.counts(family) or None)
+    """A family's metrics as the score's value, its other counts as its metadata; a metric that
+    does not apply to the conversation (the Q3 follow-up where it was not asked) is NaN,
+    Inspect's "not scored", and the explanation says so where `inspect view` shows NaN."""
+    value = scores.value(family)
+    unscored = [BY_NAME[k].label for k, v in value.items() if k in BY_NAME and math.isnan(v)]
+    return Score(
+        value=value,
+        explanation=f"Not applicable to this conversation (NaN, left out of the run's mean): "
+        f"{', '.join(unscored)}."
+        if unscored
+        else None,
+        metadata=scores.counts(family) or None,
+    )
 
 
 def _value(sample: SampleScore, key: str) -> float:
@@ -158,13 +170,23 @@ def pairwise_scorer(codebook: str | None = None) -> Scorer:
     return score
 
 
+NO_JUDGE = (
+    "No judge was bound, so no draft was judged: the draft metrics are absent, not zero "
+    "(--model-role judge=MODEL judges them)."
+)
+
+
 @scorer(metrics=run_metrics("draft"))
 def draft_scorer(codebook: str | None = None) -> Scorer:
     """Draft Judge (overall and per criterion) and Draft Binary Alignment; absent without a
     judge."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "draft")
+        found = family_score(conversation_scores(state, codebook), "draft")
+        if not found.value:
+            # Said where `inspect view` would show "(No Explanation)" beside an empty score.
+            found.explanation = NO_JUDGE
+        return found
 
     return score
 

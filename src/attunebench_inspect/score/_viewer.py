@@ -30,10 +30,20 @@ FIELDS = ("sampleStatus", "sampleId", "input", "answer", "tokens", "duration")
 participant's labels, is a column the user can add)."""
 
 
+RATE_LABEL = "Parse-failure rate"
+"""The viewer's heading of `parse_failure_rate`, beside the count of failed calls (the catalog's
+label, "Parse failures", would head both)."""
+
+
 def _scores(family: Family) -> list[tuple[str, str]]:
-    """(key, label) of every key a family's scorer writes into a sample's `Score.value`."""
-    metrics = [(s.name, s.label) for s in of_family(family) if s.level != "run"]
-    counts = [(name, name.replace("_", " ")) for name in VALUE_COUNTS.get(family, ())]
+    """(key, label) of every key a family's scorer writes into a sample's `Score.value`; a
+    count's label says it is one."""
+    metrics = [
+        (s.name, RATE_LABEL if s.name == "parse_failure_rate" else s.label)
+        for s in of_family(family)
+        if s.level != "run"
+    ]
+    counts = [(name, f"{name.replace('_', ' ')} (count)") for name in VALUE_COUNTS.get(family, ())]
     return metrics + counts
 
 

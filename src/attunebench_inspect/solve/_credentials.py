@@ -1,6 +1,8 @@
-"""A model base URL that carries credentials (`http://user:pass@host`), warned of as a run starts:
-Inspect writes the base URL into the log header as given, where anyone the log is shared with
-reads it, and the suite does not write that header."""
+"""A model base URL that carries credentials (`http://user:pass@host`): Inspect writes the base URL
+into the log header as given, where anyone the log is shared with reads it, and the suite does
+not write that header. Where the task is made inside its eval (the CLI, `eval()` of a task by
+name) the run stops before the header is written (`credentials_problem`); a task made before its
+eval can only warn as the run starts (`warn_credentials`)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,26 @@ def masked(url: str) -> str | None:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+ADVICE = (
+    "pass the key as the provider's API key variable (e.g. OPENAI_API_KEY) and a base URL "
+    "without it"
+)
+
+
+def credentials_problem(*models: Model) -> str | None:
+    """The line that stops a run whose model's base URL carries credentials, before Inspect
+    writes it into the log header; None where none does."""
+    for model in models:
+        url = model.api.base_url
+        shown = masked(url) if url else None
+        if shown is not None:
+            return (
+                f"the model base URL {shown} carries credentials, which Inspect would write into "
+                f"the log header (eval.model_base_url); {ADVICE}"
+            )
+    return None
+
+
 def warn_credentials(*models: Model) -> None:
     """Warn, once per URL and process, of each model whose base URL carries credentials."""
     for model in models:
@@ -33,6 +55,5 @@ def warn_credentials(*models: Model) -> None:
         _warned.add(url)
         logger.warning(
             f"the model base URL {shown} carries credentials: Inspect writes it into the log "
-            "header (eval.model_base_url) as given; pass the key as the provider's API key "
-            "variable (e.g. OPENAI_API_KEY) and a base URL without it"
+            f"header (eval.model_base_url) as given; {ADVICE}"
         )

@@ -32,6 +32,7 @@ from ..data._split import VisibleConversation, VisibleTurn
 from . import _prompts as prompts
 from ._ask import ask
 from ._call_record import CallRecord
+from ._credentials import credentials_problem
 from ._identity import SelfJudge, self_judge
 from ._provider_rules import RequestPolicy, blocks, breakpoints, request_policy
 from ._schemas import judge_schema
@@ -48,12 +49,14 @@ def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
     (`judge...`) outside the pattern, or a panel with a gap, is one located line."""
     numbers = set()
     for role in roles:
-        if role == JUDGE_ROLE or not role.startswith(JUDGE_ROLE):
+        # `Judge` or `JUDGE` would bind no judge without a word: role names are case-sensitive.
+        if role == JUDGE_ROLE or not role.lower().startswith(JUDGE_ROLE):
             continue
         numbered = _NUMBERED.fullmatch(role)
         if numbered is None or int(numbered.group(1)) < 2:
+            case = " (role names are case-sensitive)" if role != role.lower() else ""
             raise InputError(
-                f"model role {role}: not a judge role; the judge panel's roles are "
+                f"model role {role}: not a judge role{case}; the judge panel's roles are "
                 f"{PANEL_PATTERN} (numbered from 2)"
             )
         numbers.add(int(numbered.group(1)))
@@ -99,9 +102,17 @@ def panel_at_creation(allowed: bool) -> dict[str, object]:
     if model is None:
         return {}
     roles = model_roles()
-    judges = {role: str(roles[role]) for role in checked_panel(roles)}
+    panel = checked_panel(roles)
+    credentials = credentials_problem(model, *(m for r in panel for m in _models(roles[r])))
+    if credentials is not None:
+        raise InputError(credentials)
+    judges = {role: str(roles[role]) for role in panel}
     related = say_self_judging(str(model), judges, allowed, at_start=True)
     return {"judges": judges, "self_judge": related}
+
+
+def _models(bound: Model | list[Model]) -> list[Model]:
+    return bound if isinstance(bound, list) else [bound]
 
 
 def self_judging(model: str, judges: Mapping[str, str]) -> dict[str, SelfJudge]:

@@ -54,8 +54,9 @@ primary without qualification"; the default of every `mode` parameter."""
 _BY_MODE = {s.mode: s for s in SPECS}
 
 
-def mode_spec(mode: str) -> ModeSpec:
-    try:
-        return _BY_MODE[mode]
-    except KeyError:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}") from None
+def mode_spec(mode: object) -> ModeSpec:
+    """A mode's declaration; a value that names none (`-T mode=[1,2]` too) is a ValueError."""
+    found = _BY_MODE.get(mode) if isinstance(mode, str) else None
+    if found is None:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    return found

@@ -67,7 +67,7 @@ from ._schemas import (
     pairwise_schema,
     post_schema,
 )
-from ._store import save_walk
+from ._store import mark_epoch, save_walk
 from ._summary import summarise
 
 ReplyCall = Literal["emotion", "binary_hp"]
@@ -341,6 +341,7 @@ def attunebench_solver(
     replies in the order of the sample's epoch, every draft judged by each judge of the panel."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        mark_epoch(state.epoch)
         conv = visible_of(state.metadata)
         model = get_model()
         judges = {

@@ -20,13 +20,27 @@ JUDGE_ROLE = "judge"
 
 class WalkStore(StoreModel):
     """The store entries of one conversation's walk (keys `WalkStore:judges`,
-    `WalkStore:records`)."""
+    `WalkStore:records`, and from epoch 2 on `WalkStore:epoch`)."""
 
     judges: dict[str, str] = Field(default_factory=dict)
     """model role -> model, in panel order; empty when no judge role was bound."""
     records: list[CallRecord] = Field(default_factory=list)
     judge_model: str | None = None
     """Task version 3-A's one judge (the role `judge`), read from its logs; no longer written."""
+    epoch: int = 1
+    """The sample's epoch, written as the walk starts from epoch 2 on: the random baseline
+    seeds its answers with it (providers/_baselines.py), as a rerun of chance should vary."""
+
+
+def mark_epoch(epoch: int) -> None:
+    """Say the sample's epoch to the models it calls (epoch 1 writes nothing, as before)."""
+    if epoch > 1:
+        store_as(WalkStore).epoch = epoch
+
+
+def current_epoch() -> int:
+    """The epoch of the sample being walked (1 outside a walk)."""
+    return store_as(WalkStore).epoch
 
 
 def save_walk(records: list[CallRecord], judges: dict[str, str]) -> None:

@@ -1,15 +1,18 @@
 """A provider's reply that ends a sample, said in one line.
 
-A reply cut off mid-body, an empty 200 or an HTML page where JSON belongs fails inside the
-provider's client (a JSON decoding error, a protocol error), after Inspect's own retries where
-the client retries. The sample ends in error and is not scored; the rest of the run goes on
-(the tasks set `continue_on_fail`), and `inspect eval-retry` runs the sample again. What the
-suite owns is the line the terminal and the log show: which call, what came back, what to do.
+A reply cut off mid-body, an empty 200, an HTML page where JSON belongs or a 200 whose body is an
+error object fails inside the provider's client (a JSON decoding error, a protocol error, a
+completion without its fields), after Inspect's own retries where the client retries; a provider
+that keeps answering an HTTP error (a judge's provider down) fails when Inspect's retries give
+up. The sample ends in error and is not scored; the rest of the run goes on (the tasks set
+`continue_on_fail`), and `inspect eval-retry` runs the sample again. What the suite owns is the
+line the terminal and the log show: which call, to which model, what came back, what to do.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 
 import anthropic
 import httpx
@@ -50,8 +53,31 @@ def _causes(error: BaseException) -> list[BaseException]:
     return seen
 
 
+STATUS_ERRORS: tuple[type[BaseException], ...] = (openai.APIStatusError, anthropic.APIStatusError)
+"""An HTTP error the provider kept answering until Inspect's retries gave up."""
+_CLIENTS = ("inspect_ai/model", "openai", "anthropic")
+"""Where a provider's client reads a reply: Inspect's model layer and the providers' SDKs (a path
+part of the frame that raised)."""
+_READING = (TypeError, AttributeError, KeyError)
+"""How a client fails on a 200 whose body is not a completion (`{"error": ...}`: no choices to
+iterate)."""
+
+
+def _raised_in_client(error: BaseException) -> bool:
+    """Whether the innermost frame of `error` is a provider client's own code."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None:
+        return False
+    path = PurePath(trace.tb_frame.f_code.co_filename).as_posix()
+    return any(f"/{client}/" in path for client in _CLIENTS)
+
+
 def _is_fault(error: BaseException) -> bool:
-    if isinstance(error, TRANSPORT_FAULTS):
+    if isinstance(error, TRANSPORT_FAULTS + STATUS_ERRORS):
+        return True
+    if isinstance(error, _READING) and _raised_in_client(error):
         return True
     # A 200 whose body is not a chat completion (an HTML page: the OpenAI client hands back
     # the text): Inspect's OpenAI providers raise an OpenAIError coded server_error.
@@ -81,14 +107,23 @@ async def generate_or_say(
         fault = transport_fault(ex)
         if fault is None:
             raise
-        raise reply_error(fault, call, where) from ex
+        raise reply_error(fault, call, where, str(model)) from ex
 
 
-def reply_error(fault: BaseException, call: CallType, where: str) -> ProviderReplyError:
-    """`where`: the call's place in the conversation (`turn 3`, an instance), or ""."""
+def reply_error(
+    fault: BaseException, call: CallType, where: str, model: str = ""
+) -> ProviderReplyError:
+    """`where`: the call's place in the conversation (`turn 3`, an instance), or ""; `model`:
+    the model called (its provider first, `openai/gpt-4o`)."""
     where = f"{where} {call} call".lstrip()
     found = (str(fault).splitlines() or [""])[0] or "no message"
+    called = f"; model {model}" if model else ""
+    what = "the provider's reply could not be read"
+    if isinstance(fault, STATUS_ERRORS):
+        status = getattr(fault, "status_code", 0)
+        retried = status == 429 or status >= 500
+        what = f"the provider answered HTTP {status}" + (" to every retry" if retried else "")
     return ProviderReplyError(
-        f"{where}: the provider's reply could not be read ({type(fault).__name__}: {found}), "
-        "so this conversation is not scored in this run; `inspect eval-retry LOG` runs it again"
+        f"{where}: {what} ({type(fault).__name__}: {found}{called}), so this conversation is not "
+        "scored in this run; `inspect eval-retry LOG` runs it again"
     )

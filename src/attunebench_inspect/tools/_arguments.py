@@ -4,6 +4,7 @@ command that reads a data set or prices a run, and where a command writes its ou
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from typing import TypeAlias
@@ -14,12 +15,27 @@ from ..data._source import BUNDLED
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The `attunebench` subcommands: a command adds its parser here (_suite/cli.py)."""
 
+WIDTH = 120
+"""The columns of a terminal every command's output fits: prose wraps, tables are split or wrap
+(a common editor and CI log width)."""
 DATA_HELP = (
     "the data set: a data set root (a folder holding conversations/ and annotation_codebook.json, "
     "or the deposit's 'Test Samples/Sample200/' and annotation_codebook.json), a conversation "
     f"folder, a JSON or JSONL file, or {BUNDLED} (default: {BUNDLED}, the synthetic set)"
 )
 CODEBOOK_HELP = "annotation codebook JSON (default: a data set root's own, else the bundled one)"
+
+
+def amount(text: str) -> float:
+    """An argument that is a finite number, 0 or more (a price, a variance): argparse says a
+    bad one in one line."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more; got {text}")
+    return value
 
 
 def add_priced_run(command: argparse.ArgumentParser, *, cached: bool) -> None:
@@ -43,7 +59,7 @@ def add_priced_run(command: argparse.ArgumentParser, *, cached: bool) -> None:
     for name, what in prices:
         command.add_argument(
             f"--price-{name}",
-            type=float,
+            type=amount,
             nargs="+",
             metavar="USD_PER_MTOK",
             help=f"{what} price in US dollars per million tokens: one for all models, "

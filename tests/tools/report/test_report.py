@@ -346,11 +346,14 @@ def test_contamination_sits_beside_the_composite_and_never_inside_it(
         ("memorizer/recall", "contamination"),
     }
     text = to_terminal(report)
-    board = text.split("\n\n")[0].strip().splitlines()
-    assert board[1].endswith("contamination")
-    rows = {line.split()[1]: line for line in board[3:] if line.startswith("default")}
-    assert rows["chance"].endswith("not suspected")
-    assert rows["mockllm/truth-0.2"].endswith("not probed")
+    # The terminal wraps a table wider than 120 columns: the leaderboard's rows are read whole
+    # from its Markdown form.
+    board = next(b for b in to_markdown(report).split("## ") if b.startswith("Leaderboard"))
+    lines = board.splitlines()
+    assert lines[2].endswith("| contamination |")
+    rows = {line.split(" | ")[1]: line for line in lines if line.startswith("| default |")}
+    assert rows["chance"].endswith("| not suspected |")
+    assert rows["mockllm/truth-0.2"].endswith("| not probed |")
     section = text[text.index("Contamination: has the model seen these conversations?") :]
     assert "memorizer/recall  suspected" in section and "Rule: suspected if" in section
     data = json.loads(to_json(report))["contamination"]
@@ -366,11 +369,12 @@ def test_without_a_probe_the_section_says_how_to_run_one(logs: Path) -> None:
     runs, _ = read_runs([logs])
     one = next(r for r in runs if r.model == "mockllm/truth-0.2" and r.mode == "default")
     text = to_terminal(build_report([one.location], resamples=200))
+    # The line wraps at 120 columns.
     assert (
-        "Contamination: has the model seen these conversations?\nNo contamination probe among "
+        "Contamination: has the model seen these conversations? No contamination probe among "
         "the logs: `inspect eval attunebench_inspect/contamination --model MODEL` checks whether "
-        "a model has seen the conversations (docs/contamination.md).\n"
-    ) in text
+        "a model has seen the conversations (docs/contamination.md)."
+    ) in " ".join(text.split())
     assert "not probed" not in text
 
 
@@ -387,7 +391,9 @@ def test_report_command_formats(
     assert "no sample was scored" in out.err
     assert main(["report", str(logs), "--resamples", "300", "--format", "csv"]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert rows[0][:3] == ["table", "mode", "model"]
+    # The report opens with what it compares; the leaderboard's rows follow.
+    assert rows[0][:3] == ["table", "task", "data set"]
+    assert ["table", "mode", "model"] in [row[:3] for row in rows]
     target = tmp_path / "r.json"
     assert (
         main(

@@ -170,7 +170,7 @@ def read_answers(path: str | Path) -> Answers:
     )
 
 
-def _version_number(version: str) -> str:
+def version_number(version: str) -> str:
     return version.split("-", 1)[0]
 
 
@@ -187,10 +187,10 @@ def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
             f"{codebook.path})"
         )
     version = answers.task_version
-    if version is not None and _version_number(version) != _version_number(TASK_VERSION):
+    if version is not None and version_number(version) != version_number(TASK_VERSION):
         problems.append(
             f"{source}: task_version: found {version}; expected "
-            f"{_version_number(TASK_VERSION)}-* (the answers were given on the page of another "
+            f"{version_number(TASK_VERSION)}-* (the answers were given on the page of another "
             f"task version than this suite's {TASK_VERSION}: its questions or its replies' labels "
             "may differ)"
         )

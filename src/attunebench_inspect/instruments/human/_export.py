@@ -151,6 +151,10 @@ def export_page(
     loaded = load_conversations(source.conversations, codebook, hint=hint).conversations
     visible = {v.conversation_id: v for v in (split(c.conversation)[0] for c in loaded)}
     chosen = choose(list(visible), ids, sample, seed)
-    page = render_page(page_data([visible[i] for i in chosen], codebook, shuffle_seed))
+    data = page_data([visible[i] for i in chosen], codebook, shuffle_seed)
+    # Said on the page, outside its digest (`page`): a page of the bundled set says that its
+    # conversations are not real ones, and pages exported before still import.
+    data["synthetic"] = source.bundled
+    page = render_page(data)
     write_atomic(out, page)
     return Exported(chosen, len(visible))

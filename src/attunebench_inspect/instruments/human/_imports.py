@@ -20,6 +20,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import Store
 
+from ..._parameters import TASK_VERSION
 from ..._util.files import FileProblem, output_folder
 from ...attunebench import MODE_TASKS
 from ...data._codebook import Codebook, load_codebook
@@ -30,7 +31,13 @@ from ...score._conversation import EVALUATED_CALLS
 from ...solve._store import read_walk
 from ...tools.report._log_fields import local_path, read_header
 from ...tools.report._logs import read_runs
-from ._answers import Answers, AnswersError, problems_with_data, read_answers
+from ._answers import (
+    Answers,
+    AnswersError,
+    problems_with_data,
+    read_answers,
+    version_number,
+)
 from ._export import page_data
 
 
@@ -64,9 +71,19 @@ def _page_problems(
     """An answer file saved by an exported page answers only the page's conversations, and the
     page it names is the one this data and codebook export (its id is a digest of its content)."""
     page = answers.page
-    if page is None:
-        return []
     source = answers.path
+    if page is None:
+        # The page writes `page` beside `task_version` (both since task version 3-B): a file of
+        # this version number without it was edited, and would import conversations off its
+        # page. A file of another version number is refused for that (`asked_otherwise`).
+        version = answers.task_version
+        if version is None or version_number(version) != version_number(TASK_VERSION):
+            return []
+        return [
+            f"{source}: page: missing; expected the exported page's id and conversations (the "
+            "page saves them with task_version): the file cannot be checked against the page "
+            "it was answered on"
+        ]
     exported = page["conversations"]
     problems = [
         f"{source}: conversations.{cid}: found a conversation that was not on the exported page "

@@ -9,7 +9,7 @@ from ...data._codebook import load_codebook
 from ...data._problems import InputError
 from ...data._source import resolve
 from ...solve._modes import MODES, PRIMARY
-from ...tools._arguments import Commands, add_output, add_priced_run, per_model, put
+from ...tools._arguments import Commands, add_output, add_priced_run, amount, per_model, put
 from ...tools.estimate import Prices, TokenizerMissing, default_tokenizer
 from ._plan import Pilot, pilot_from_logs, plan_document, plan_lines, plan_rows, priced
 from ._power import Variances
@@ -32,7 +32,7 @@ def add_plan(commands: Commands) -> None:
     plan.add_argument(
         "--variances",
         nargs=3,
-        type=float,
+        type=amount,
         metavar=("BETWEEN", "WITHIN_A", "WITHIN_B"),
         help="instead of a pilot, in Composite points squared: the between-conversation "
         "variance of the two models' difference, and each model's variance of a conversation's "

@@ -10,11 +10,16 @@ from dataclasses import asdict, dataclass
 
 from ...data._codebook import Codebook
 from ...data._problems import InputError
+from ...score._catalog import BY_NAME
 from ...solve._modes import mode_spec
 from ...tools.estimate import Prices, bills, estimate_modes
+from ...tools.report._compared import compared
 from ...tools.report._logs import is_main_task_run, read_runs
 from ...tools.report._run_table import run_table
 from ._power import PlanRow, Variances, plan, run_cost, variances_from_pilot
+
+MAX_EPOCHS = 100
+"""The most epochs a plan searches (each row is a power search over conversations)."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,7 @@ class Pilot:
 def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str | None) -> Pilot:
     """The variance components of two runs in the pilot's logs: the two models named (or the
     only two runs, of one mode), each run with two epochs or more."""
-    runs = [r for r in read_runs(logs)[0] if is_main_task_run(r)]
+    runs = compared([r for r in read_runs(logs)[0] if is_main_task_run(r)], lambda r: "main")[0]
     if mode is not None:
         runs = [r for r in runs if r.mode == mode]
     if models:
@@ -122,10 +127,16 @@ def plan_rows(
         raise InputError(
             f"--difference must be a positive number of Composite points; got {difference}"
         )
+    widest = BY_NAME["composite"].high - BY_NAME["composite"].low
+    if difference > widest:
+        raise InputError(
+            f"--difference must be at most {widest:g} Composite points (the Composite's range); "
+            f"got {difference}"
+        )
     if not 0 < target < 1 or not 0 < alpha < 1:
         raise InputError(f"--power and --alpha must be in (0, 1); got {target}, {alpha}")
-    if max_epochs < 1:
-        raise InputError(f"--max-epochs must be 1 or more; got {max_epochs}")
+    if not 1 <= max_epochs <= MAX_EPOCHS:
+        raise InputError(f"--max-epochs must be from 1 to {MAX_EPOCHS}; got {max_epochs}")
     return plan(
         difference,
         pilot.variances,

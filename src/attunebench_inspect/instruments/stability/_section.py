@@ -148,8 +148,9 @@ def _reruns(runs: Sequence[RunStability]) -> Table:
 
 
 def _read(run: RunStability, verdict: str) -> str:
-    """A verdict, or why there is none: logs of task version 3-A keep no stability records."""
-    return verdict if run.records else "no records (a log of task version 3-A)"
+    """A verdict, or why there is none: logs of task version 3-A keep no stability records, and
+    `--where` may leave a run no conversation."""
+    return verdict if run.records else "no records (a 3-A log, or no conversation left by --where)"
 
 
 def _icc(found: Icc | None) -> str:

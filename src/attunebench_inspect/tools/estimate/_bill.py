@@ -1,26 +1,24 @@
 """Per mode, the calls and tokens of a run; per model, its bill without cache, with the
-provider's prompt cache, under its batch API, and at the structural limit; as a terminal table or
-JSON."""
+provider's prompt cache, under its batch API, and at the structural limit (`_bill_text.py` says
+it to a reader)."""
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-from inspect_ai.model import get_model_info
 
 from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
-from ...data._load import load_conversations
+from ...data._load import load_conversations, load_sample
 from ...data._split import VisibleConversation, split
 from ...solve._modes import Mode, mode_spec
 from ...solve._provider_rules import AnswerFormat, schema_in_cache_key
 from ...solve._schedule import Schedule
 from ._cache.rules import SHARED, CacheRules, CacheUse, Tokens, rules_for
 from ._capture import Request, capture
-from ._tokens import FREE_TEXT_TOKENS, Through, output_tokens, through_cache, uses
+from ._tokens import Through, output_tokens, through_cache, uses
 
 PER = 1_000_000
 """Prices are in US dollars per million tokens."""
@@ -43,6 +41,18 @@ class Totals:
         self.cache_read += other.cache_read
         self.cache_written += other.cache_written
         self.output += other.output
+
+    def scaled(self, factor: float) -> Totals:
+        """As if there were `factor` times as many conversations like these."""
+        if factor == 1.0:
+            return self
+        return Totals(
+            round(factor * self.calls),
+            round(factor * self.input),
+            round(factor * self.cache_read),
+            round(factor * self.cache_written),
+            round(factor * self.output),
+        )
 
     @property
     def uncached(self) -> int:
@@ -75,6 +85,9 @@ class ModeEstimate:
     a simulation."""
     note: str = field(default="", repr=False)
     """What the bill assumes of another task's calls (`PricedTask.assumption`)."""
+    scale: float = 1.0
+    """Conversations of the data set per conversation priced (`Priced.scale`): the bill is
+    scaled by it, the means per conversation are not."""
 
     def through(self, through: Through, tokens: Tokens) -> Totals:
         if through not in self.simulated:
@@ -116,6 +129,55 @@ class Prices:
         ) / PER
 
 
+PRICED_WHOLE = 200
+"""A data set of up to this many conversations (the deposit's) is priced whole."""
+SAMPLE = 100
+"""A larger one is priced on a seeded sample of this many, its bill scaled to all of them: the
+solver's walk of a conversation takes a fifth of a second, so 10,000 would take half an hour."""
+
+
+@dataclass(frozen=True)
+class Priced:
+    """The conversations the estimate walks, and how many the data set has."""
+
+    conversations: list[VisibleConversation]
+    total: int
+
+    @property
+    def scale(self) -> float:
+        """Conversations of the data set per conversation priced (1 where it is priced whole)."""
+        return self.total / len(self.conversations) if self.conversations else 1.0
+
+
+def priced_conversations(
+    data: str | Path | None,
+    codebook: Codebook,
+    hint: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Priced:
+    """What the solver sees of each conversation priced: every one of a data set of up to
+    `PRICED_WHOLE`, else a seeded sample of `SAMPLE`, read in one pass that holds at most
+    `PRICED_WHOLE` conversations (a JSONL file line by line)."""
+    source = Path(data) if data is not None else bundled_conversations_dir()
+
+    def said(count: int) -> None:
+        if progress is not None:
+            progress(f"{count:,} conversations read")
+
+    total, loaded = load_sample(source, codebook, PRICED_WHOLE, hint=hint, progress=said)
+    chosen = loaded.conversations
+    if total > PRICED_WHOLE:
+        # A uniform sample of a uniform sample is uniform; kept in data order.
+        picked = set(random.Random(0).sample(range(len(chosen)), SAMPLE))
+        chosen = [c for i, c in enumerate(chosen) if i in picked]
+        if progress is not None:
+            progress(
+                f"{total:,} conversations: pricing a seeded sample of {SAMPLE}, the bill scaled "
+                f"to all {total:,}"
+            )
+    return Priced([split(c.conversation)[0] for c in chosen], total)
+
+
 def visible_conversations(
     data: str | Path | None, codebook: Codebook, hint: str | None = None
 ) -> list[VisibleConversation]:
@@ -127,11 +189,15 @@ def visible_conversations(
 
 
 def captured(
-    conversations: list[VisibleConversation], codebook: Codebook, modes: Sequence[Mode], judge: bool
+    conversations: list[VisibleConversation],
+    codebook: Codebook,
+    modes: Sequence[Mode],
+    judge: bool,
+    progress: Callable[[str], None] | None = None,
 ) -> Iterator[tuple[Mode, list[list[Request]]]]:
     """Per mode, the requests of every conversation, built offline by the solver's walk."""
     for mode in modes:
-        yield mode, capture(conversations, codebook, mode_spec(mode), judge)
+        yield mode, capture(conversations, codebook, mode_spec(mode), judge, progress)
 
 
 STRUCTURAL = Through(SHARED, "prefix_first", schema=False)
@@ -227,17 +293,13 @@ def _priced(estimate: ModeEstimate, model: str, plan: Plan, tokens: Tokens) -> _
     schema = schema_in_cache_key(model.partition("/")[0], plan.answer_format)
 
     def total(rules: CacheRules, schedule: Schedule) -> Totals:
-        return estimate.through(Through(rules, schedule, schema), tokens)
+        return estimate.through(Through(rules, schedule, schema), tokens).scaled(estimate.scale)
 
+    conversations = round(estimate.conversations * estimate.scale)
     floor = total(replace(SHARED, dialect=rules.dialect if rules else "openai"), "prefix_first")
     if rules is None:
-        return _Priced(estimate.conversations, replace(floor, cache_read=0), None, floor)
-    return _Priced(
-        estimate.conversations,
-        total(rules, plan.schedule),
-        total(rules, "all_at_once"),
-        floor,
-    )
+        return _Priced(conversations, replace(floor, cache_read=0), None, floor)
+    return _Priced(conversations, total(rules, plan.schedule), total(rules, "all_at_once"), floor)
 
 
 def _bill(model: str, mode: str, priced: _Priced, prices: Prices) -> RunBill:
@@ -282,318 +344,3 @@ def bills(
         if len(estimates) > 1:
             rows.append(_bill(model, "total", total, prices))
     return rows
-
-
-def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[str]:
-    return [
-        f"Input tokens: every request built offline by the solver, counted with {tokenizer} as "
-        "the provider's cache sees it (a few tokens of role marker per message; other "
-        "providers' tokenizers count differently). Repair rounds are not included.",
-        "Output tokens are estimated: a draft as long as the original reply to the same "
-        f"message; a structured answer as its shortest valid JSON plus {FREE_TEXT_TOKENS} "
-        "tokens per reasoning field. Reasoning models' hidden reasoning tokens are not included.",
-        "Cache: each provider's documented rules (docs/cost-and-scale.md): OpenAI reads the "
-        "longest cached prefix of 1,024 tokens or more in 128-token steps, writes free; "
-        "Anthropic writes at our breakpoints (1.25x) prefixes of the model's minimum length or "
-        "more and reads them back (0.1x), 20 blocks of lookback; a write is readable once its "
-        "request is done. Calls are sent in the solver's order (prefix_first: each shared prefix "
-        "written before it is read), every call taking the same time.",
-        "Batch: every call at once (the schedule under --batch), at the batch price (50%), the "
-        "cache as it then serves (a batch API serves cache hits on a best-effort basis).",
-        *dict.fromkeys(e.note for e in estimates if e.note),
-    ]
-
-
-@dataclass(frozen=True)
-class ContextCheck:
-    """One model's context window against the largest call of every conversation and mode."""
-
-    model: str
-    window: int | None
-    """Input tokens the model takes (Inspect's model database); None where it is not known."""
-    largest: int
-    """The largest call's input tokens (as counted here: another tokenizer counts otherwise)."""
-    largest_mode: str
-    over: list[str]
-    """Each conversation and mode whose largest call passes the window, with that call."""
-
-
-def context_checks(
-    estimates: list[ModeEstimate], models: Sequence[str], ids: Sequence[str]
-) -> list[ContextCheck]:
-    """Per model, whether every call of every mode fits its context window."""
-    calls = [
-        (size, e.mode, cid, request)
-        for e in estimates
-        for cid, (size, request) in zip(ids, e.largest, strict=True)
-    ]
-    largest = max(calls, key=lambda c: c[0], default=(0, "", "", None))
-    checks = []
-    for model in models:
-        info = get_model_info(model)
-        window = info.context_length if info is not None else None
-        over = [
-            f"{cid} in {mode} (turn {request.turn} {request.call}, {size:,} tokens)"
-            if request.turn is not None
-            else f"{cid} in {mode} ({request.call}, {size:,} tokens)"
-            for size, mode, cid, request in calls
-            if window is not None and size > window
-        ]
-        checks.append(ContextCheck(model, window, largest[0], largest[1], over))
-    return checks
-
-
-def context_lines(checks: list[ContextCheck]) -> list[str]:
-    """The context-window check as terminal lines."""
-    lines = []
-    for c in checks:
-        if c.window is None:
-            text = (
-                f"{c.model}: its context window is not in Inspect's model database; the largest "
-                f"call is {c.largest:,} input tokens ({c.largest_mode})"
-            )
-        elif c.over:
-            shown = "; ".join(c.over[:5]) + (f"; and {len(c.over) - 5} more" if c.over[5:] else "")
-            text = (
-                f"{c.model}: {len(c.over)} conversation(s) have calls past its context window of "
-                f"{c.window:,} tokens: {shown}"
-            )
-        else:
-            text = (
-                f"{c.model}: every call fits its context window of {c.window:,} tokens (the "
-                f"largest is {c.largest:,}, in {c.largest_mode})"
-            )
-        lines += wrapped(text, "- ")
-    return lines
-
-
-def bill_document(
-    estimates: list[ModeEstimate],
-    models: Sequence[tuple[str, Prices]],
-    tokens: Tokens,
-    tokenizer: str,
-    plan: Plan,
-) -> dict[str, object]:
-    """The bill part of `attunebench estimate --format json`."""
-    return {
-        "assumptions": assumptions(tokenizer, estimates),
-        "floor": FLOOR_NOTE,
-        "plan": asdict(plan),
-        "prices_usd_per_million_tokens": {model: asdict(p) for model, p in models},
-        "runs": [
-            {**asdict(b), "read_share": b.read_share, "written_share": b.written_share}
-            for b in bills(estimates, models, tokens, plan)
-        ],
-        "modes": [
-            {
-                "mode": e.mode,
-                "judge": e.judge,
-                "conversations": e.conversations,
-                "total": asdict(e.total),
-                "shared_share": e.shared_share,
-                "per_conversation": [asdict(t) for t in e.per_conversation],
-            }
-            for e in estimates
-        ],
-    }
-
-
-def table(columns: list[str], rows: list[list[str]], text_columns: int) -> list[str]:
-    """Aligned columns: the first `text_columns` to the left, numbers to the right."""
-    cells = [columns, *rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i < text_columns else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in cells
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return lines
-
-
-def percent(share: float) -> str:
-    return f"{100 * share:.1f}%"
-
-
-def _usd(cost: float | None) -> str:
-    return "-" if cost is None else f"${cost:,.2f}"
-
-
-WIDTH = 120
-"""Every line of the terminal output fits a 120-column terminal: prose wraps, tables are split."""
-DEPOSIT_CONVERSATIONS = 200
-"""The published deposit's benchmark set (Sample200, seed 003)."""
-FLOOR_NOTE = (
-    "floor: the bill if every prefix a call shares with an earlier call were read from the cache "
-    "and no cache write were charged: the most any prompt cache could save on these requests."
-)
-
-
-def wrapped(text: str, bullet: str = "") -> list[str]:
-    """Prose as lines of at most WIDTH columns (a bullet's later lines indented under it)."""
-    # Paths and model names are not broken at a hyphen or mid-word: a longer one overflows.
-    return textwrap.wrap(
-        text,
-        WIDTH,
-        initial_indent=bullet,
-        subsequent_indent=" " * len(bullet),
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [""]
-
-
-def price_lines(models: Sequence[tuple[str, Prices]]) -> list[str]:
-    """The prices billed, restated: what the user gave and what the provider's rules add."""
-    lines = ["Prices (US dollars per million tokens):"]
-    for model, prices in models:
-        rules = rules_for(model)
-        if prices.cached_input is not None:
-            cached = f"cached input {prices.cached_input:g} (given)"
-        elif rules is not None:
-            cached = (
-                f"cached input {rules.read_price * prices.input:g} ({rules.read_price:g}x input, "
-                f"{rules.name}'s documented price)"
-            )
-        else:
-            cached = "no prompt cache modelled for this provider"
-        written = (
-            f", cache writes {rules.write_price:g}x input"
-            if rules is not None and rules.write_price != 1.0
-            else ""
-        )
-        batch = f", batch {rules.batch_price:.0%} of every price" if rules is not None else ""
-        lines += wrapped(
-            f"{model}: input {prices.input:g}, output {prices.output:g}, {cached}{written}{batch}",
-            "- ",
-        )
-    return lines
-
-
-def deposit_lines(bills_: list[RunBill], conversations: int) -> list[str]:
-    """The totals scaled to the deposit's 200 conversations, where the data set is another size."""
-    if not conversations or conversations == DEPOSIT_CONVERSATIONS:
-        return []
-    factor = DEPOSIT_CONVERSATIONS / conversations
-    totals = [b for b in bills_ if b.mode == "total"] or bills_
-    lines = wrapped(
-        f"Scaled to the deposit's {DEPOSIT_CONVERSATIONS} conversations (x{factor:g}, as if each "
-        f"were like the {conversations} here; the real conversations' lengths differ, so this is "
-        "an order of magnitude, not a quote):"
-    )
-    for b in totals:
-        lines += wrapped(
-            f"{b.model} ({b.mode}): {b.calls * factor:,.0f} calls, "
-            f"{b.input_tokens * factor:,.0f} input tokens; no cache {_usd(b.cost_usd * factor)}, "
-            f"with cache {_usd(b.cost_usd_cache * factor)}, batch "
-            f"{_usd(None if b.cost_usd_batch is None else b.cost_usd_batch * factor)}",
-            "- ",
-        )
-    return lines
-
-
-def bill_lines(
-    estimates: list[ModeEstimate],
-    models: Sequence[tuple[str, Prices]],
-    tokens: Tokens,
-    tokenizer: str,
-    plan: Plan,
-    ids: Sequence[str],
-) -> list[str]:
-    """The bill's tables in `attunebench estimate`'s terminal output."""
-    judged = "with a judge" if estimates and estimates[0].judge else "without a judge"
-    run_bills = bills(estimates, models, tokens, plan)
-    sent = f"{judged}; schedule {plan.schedule}, answer format {plan.answer_format}"
-    return [
-        *price_lines(models),
-        "",
-        *_per_conversation_lines(estimates, judged),
-        "",
-        *_usage_lines(run_bills, sent),
-        "",
-        *_cost_lines(run_bills, sent),
-        "",
-        "Context windows (input tokens of the largest call):",
-        *context_lines(context_checks(estimates, [m for m, _ in models], ids)),
-        *(["", *scaled] if (scaled := deposit_lines(run_bills, len(ids))) else []),
-        "",
-        *(line for a in assumptions(tokenizer, estimates) for line in wrapped(a, "- ")),
-    ]
-
-
-def _per_conversation_lines(estimates: list[ModeEstimate], judged: str) -> list[str]:
-    rows = [
-        [
-            e.mode,
-            f"{e.total.calls / e.conversations:.1f}",
-            f"{e.total.input / e.conversations:,.0f}",
-            f"{max(t.input for t in e.per_conversation):,}",
-            f"{max(size for size, _ in e.largest):,}",
-            f"{e.total.output / e.conversations:,.0f}",
-            percent(e.shared_share),
-        ]
-        for e in estimates
-        if e.conversations
-    ]
-    header = [
-        "mode",
-        "calls",
-        "input tokens",
-        "largest conv.",
-        "largest call",
-        "output (est.)",
-        "shared prefix",
-    ]
-    return [
-        f"Per conversation ({judged}): means, and the largest",
-        *table(header, rows, text_columns=1),
-    ]
-
-
-def _usage_lines(run_bills: Sequence[RunBill], sent: str) -> list[str]:
-    rows = [
-        [
-            b.model,
-            b.mode,
-            str(b.conversations),
-            f"{b.calls:,}",
-            f"{b.input_tokens:,}",
-            percent(b.read_share),
-            percent(b.written_share),
-            f"{b.output_tokens:,}",
-        ]
-        for b in run_bills
-    ]
-    header = [
-        "model",
-        "mode",
-        "conv.",
-        "calls",
-        "input tokens",
-        "cache read",
-        "written",
-        "output (est.)",
-    ]
-    return [f"Runs: calls and tokens ({sent})", *table(header, rows, text_columns=2)]
-
-
-def _cost_lines(run_bills: Sequence[RunBill], sent: str) -> list[str]:
-    rows = [
-        [
-            b.model,
-            b.mode,
-            b.cache,
-            _usd(b.cost_usd),
-            _usd(b.cost_usd_cache),
-            _usd(b.cost_usd_batch),
-            _usd(b.cost_usd_floor),
-        ]
-        for b in run_bills
-    ]
-    header = ["model", "mode", "cache", "no cache", "with cache", "batch", "floor"]
-    return [
-        f"Runs: cost in US dollars ({sent})",
-        *table(header, rows, text_columns=3),
-        *wrapped(FLOOR_NOTE),
-    ]

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from ...solve import _prompts as prompts
 from ...solve._call_record import CallType
 from ...solve._modes import Mode
-from ._bill import STRUCTURAL, percent, table, wrapped
+from ._bill import STRUCTURAL
+from ._bill_text import percent, table, wrapped
 from ._cache.prompt import ROLE_MARKER, Block
 from ._cache.rules import Lookup, Tokens
 from ._capture import Request

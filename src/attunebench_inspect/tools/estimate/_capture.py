@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from inspect_ai.model import (
@@ -155,16 +155,27 @@ async def _walk(
 SCHEDULE: Schedule = "all_at_once"
 
 
+PROGRESS_EVERY = 25
+"""How many conversations walked between two progress lines (`capture`'s `progress`)."""
+
+
 def capture(
-    conversations: Iterable[VisibleConversation], codebook: Codebook, spec: ModeSpec, judge: bool
+    conversations: Iterable[VisibleConversation],
+    codebook: Codebook,
+    spec: ModeSpec,
+    judge: bool,
+    progress: Callable[[str], None] | None = None,
 ) -> list[list[Request]]:
-    """The requests of every conversation in one mode."""
+    """The requests of every conversation in one mode; `progress` hears how many were walked."""
 
     async def walk_all() -> list[list[Request]]:
-        # One task per conversation: outside an eval, Inspect keeps a transcript of every call in
-        # the current context, and a task's context (with its transcript) ends with the task.
-        return [
-            await asyncio.create_task(_walk(conv, codebook, spec, judge)) for conv in conversations
-        ]
+        walked = []
+        for conv in conversations:
+            # One task per conversation: outside an eval, Inspect keeps a transcript of every call
+            # in the current context, and a task's context (with its transcript) ends with it.
+            walked.append(await asyncio.create_task(_walk(conv, codebook, spec, judge)))
+            if progress is not None and len(walked) % PROGRESS_EVERY == 0:
+                progress(f"{spec.mode} mode: {len(walked)} conversations walked")
+        return walked
 
     return asyncio.run(walk_all())

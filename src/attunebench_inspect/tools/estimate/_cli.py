@@ -102,6 +102,7 @@ def _estimate(args: argparse.Namespace, tasks: Sequence[PricedTask]) -> int:
             bill=bool(models),
             breakdown=args.breakdown,
             tasks=[t for t in tasks if getattr(args, t.name)],
+            progress=lambda line: print(f"attunebench estimate: {line}", file=sys.stderr),
         )
     except TokenizerMissing as ex:
         print(f"attunebench estimate: {ex}", file=sys.stderr)

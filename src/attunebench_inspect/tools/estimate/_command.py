@@ -10,22 +10,13 @@ from dataclasses import asdict, dataclass, field
 from ...data._codebook import Codebook
 from ...data._source import DataSource
 from ...solve._modes import Mode
-from ._bill import (
-    ModeEstimate,
-    Plan,
-    Prices,
-    bill_document,
-    bill_lines,
-    captured,
-    context_checks,
-    mode_estimate,
-    visible_conversations,
-    wrapped,
-)
+from ._bill import ModeEstimate, Plan, Prices, captured, mode_estimate, priced_conversations
+from ._bill_text import bill_document, bill_lines, wrapped
 from ._breakdown import Breakdown, breakdown_document, breakdown_lines, mode_breakdown
 from ._cache.count import counter
 from ._cache.rules import Tokens
 from ._capture import Request
+from ._context import context_checks
 
 
 @dataclass(frozen=True)
@@ -52,7 +43,9 @@ class Estimates:
     bill: list[ModeEstimate] = field(default_factory=list)
     breakdown: list[Breakdown] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
-    """The conversations estimated, in data order."""
+    """The conversations priced, in data order."""
+    total: int = 0
+    """The conversations of the data set (more than `ids` where a sample was priced)."""
 
 
 def estimate_modes(
@@ -67,16 +60,23 @@ def estimate_modes(
     breakdown: bool = False,
     hint: str | None = None,
     tasks: Sequence[PricedTask] = (),
+    progress: Callable[[str], None] | None = None,
 ) -> Estimates:
     """Every request of a run in each mode, built offline (`captured`) and counted: for the bill,
     for the breakdown, or for both from the same requests; and the bill of each of `tasks` on
-    the same data."""
+    the same data. A data set of more than `PRICED_WHOLE` conversations is priced on a sample
+    (`priced_conversations`), and `progress` hears how the reading and the walks go."""
     estimates = Estimates(tokenizer, Tokens(counter(tokenizer)), plan or Plan())
-    loaded = visible_conversations(data, codebook, hint)
+    priced = priced_conversations(data, codebook, hint, progress)
+    loaded = priced.conversations
     estimates.ids = [c.conversation_id for c in loaded]
-    for mode, conversations in captured(loaded, codebook, modes, judge):
+    estimates.total = priced.total
+    said = progress if priced.scale != 1.0 else None
+    for mode, conversations in captured(loaded, codebook, modes, judge, said):
         if bill:
-            estimates.bill.append(mode_estimate(mode, judge, conversations, estimates.tokens))
+            estimate = mode_estimate(mode, judge, conversations, estimates.tokens)
+            estimate.scale = priced.scale
+            estimates.bill.append(estimate)
         if breakdown:
             estimates.breakdown.append(mode_breakdown(mode, judge, conversations, estimates.tokens))
     for task in tasks if bill else ():
@@ -92,7 +92,8 @@ def to_json(estimates: Estimates, models: Sequence[tuple[str, Prices]], source: 
         "data": {
             "given": source.given,
             "conversations_path": str(source.conversations),
-            "conversations": len(estimates.ids),
+            "conversations": estimates.total,
+            "priced": len(estimates.ids),
             "bundled_synthetic": source.bundled,
         },
         "tokenizer": estimates.tokenizer,
@@ -111,7 +112,7 @@ def to_json(estimates: Estimates, models: Sequence[tuple[str, Prices]], source: 
 def to_terminal(
     estimates: Estimates, models: Sequence[tuple[str, Prices]], source: DataSource
 ) -> str:
-    parts = [wrapped(source.describe(len(estimates.ids)))]
+    parts = [wrapped(source.describe(estimates.total))]
     if estimates.bill:
         parts.append(
             bill_lines(
@@ -121,6 +122,7 @@ def to_terminal(
                 estimates.tokenizer,
                 estimates.plan,
                 estimates.ids,
+                estimates.total,
             )
         )
     if estimates.breakdown:

@@ -300,11 +300,15 @@ def _independent_difference(
 def compare_subgroup(
     tables: Sequence[RunTable], selects: Callable[[dict[str, object]], bool], settings: Settings
 ) -> list[SubgroupRow]:
+    """Each run's subgroup beside the rest, where it has conversations in both (a run without
+    is left out: the section says which)."""
     rows = []
     for table in tables:
         inside = [i for i in table.ids if selects(table.conversations[i].facts)]
         chosen = set(inside)
         rest = [i for i in table.ids if i not in chosen]
+        if not inside or not rest:
+            continue
         for metric in SUBGROUP_METRICS:
             values_in = table.metric(metric, inside)
             values_out = table.metric(metric, rest)

@@ -10,7 +10,10 @@ journal) goes through Inspect's own readers into the same models.
 
 from __future__ import annotations
 
+import hashlib
 import zipfile
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -77,6 +80,14 @@ class HeaderRole(_Record):
     model: str
 
 
+class HeaderDataset(_Record):
+    name: str | None = None
+    samples: int | None = None
+    """How many samples the data set has."""
+    sample_ids: list[int | str] | None = None
+    """The samples the run covered (after `--limit` and `--sample-id`)."""
+
+
 class HeaderSpec(_Record):
     task: str
     task_version: int | str = 0
@@ -84,6 +95,7 @@ class HeaderSpec(_Record):
     created: str
     metadata: dict[str, Any] | None = None
     config: HeaderConfig = HeaderConfig()
+    dataset: HeaderDataset = HeaderDataset()
     model_roles: dict[str, HeaderRole | list[HeaderRole]] | None = None
     """The model roles the run was given (the judge panel: `judge`, `judge_2`, ...)."""
 
@@ -115,6 +127,22 @@ class HeaderStats(_Record):
     role_usage: dict[str, Usage] = {}
 
 
+@dataclass(frozen=True)
+class ConversationSet:
+    """The conversations a run covered: its data set's digest and the samples Inspect ran."""
+
+    data_sha256: str
+    ids: frozenset[str]
+    data_name: str
+    """The data set as the log names it (`inspect view`'s DATASET)."""
+
+    @cached_property
+    def digest(self) -> str:
+        """One short name of the set: runs with the same digest covered the same conversations."""
+        listing = "\n".join([self.data_sha256, *sorted(self.ids)])
+        return hashlib.sha256(listing.encode()).hexdigest()[:12]
+
+
 class RunHeader(_Record):
     """A log header: what ran, how it ended, its logged metrics and its usage."""
 
@@ -123,6 +151,17 @@ class RunHeader(_Record):
     eval: HeaderSpec
     results: HeaderResults | None = None
     stats: HeaderStats = HeaderStats()
+
+    @property
+    def conversations(self) -> ConversationSet:
+        """What the run covered: a `--limit` or `--sample-id` run covers fewer conversations
+        than its data set has, and another data set other ones."""
+        dataset = self.eval.dataset
+        return ConversationSet(
+            str((self.eval.metadata or {}).get("data_sha256", "")),
+            frozenset(str(i) for i in dataset.sample_ids or ()),
+            dataset.name or "",
+        )
 
 
 _ROWS = TypeAdapter(list[SampleRow])

@@ -52,8 +52,10 @@ class Run:
         return str(self.header.eval.task_version)
 
     @property
-    def key(self) -> tuple[str, str, str, str]:
-        return (self.task, self.model, self.mode, self.version)
+    def key(self) -> tuple[str, str, str, str, str]:
+        """What a newer log of the same run replaces: the same task, model, mode and task
+        version over the same conversations (a partial run never replaces a whole one)."""
+        return (self.task, self.model, self.mode, self.version, self.header.conversations.digest)
 
     def scored(self) -> list[SampleRow]:
         """The sample-epochs that were scored (errored ones are left out, and counted)."""
@@ -145,65 +147,76 @@ def _is_attunebench(header: RunHeader) -> bool:
     return "codebook_sha256" in (header.eval.metadata or {})
 
 
+def _finished(location: str) -> RunHeader | Skipped | None:
+    """A successful AttuneBench log's header; why another log is skipped; None for a log of
+    another suite."""
+    path = local_path(location)
+    if path is not None and path.exists() and not path.is_file():
+        # A FIFO would hang the read, a device would not end.
+        return Skipped(location, f"{kind(path.stat().st_mode)}, not a log file")
+    try:
+        header = read_header(location)
+    except _UNREADABLE as ex:
+        # Like a log still running: another process may be writing it; the rest is reported.
+        return Skipped(location, _unreadable(path, ex))
+    except Exception as ex:
+        # Named like a log, but not one (Inspect's readers assert, or fail validation, on JSON
+        # without an `eval` section): listed, and every good log is still reported.
+        return Skipped(location, f"not an Inspect log ({_first_line(ex)})")
+    if not _is_attunebench(header):
+        return None
+    if header.status == "success":
+        return header
+    if header.error:
+        reason = header.error.message.splitlines()[0]
+    elif header.status == "started":
+        # Another process may be writing it (a shared log store), or it was cut off.
+        reason = "still running, or stopped without finishing"
+    else:
+        reason = header.status
+    return Skipped(location, f"status {header.status}: {reason}")
+
+
+def _scored_nothing(header: RunHeader) -> str:
+    """Why a successful log has nothing to report ("" where it has)."""
+    results = header.results
+    if results is not None and results.completed_samples and results.scores:
+        return ""
+    if header.eval.ran_no_sample:
+        return "the run had no samples (--limit 0)"
+    return "no sample was scored (every sample errored)"
+
+
 def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
-    """The newest successful AttuneBench log per (task, model, mode, task version), and what was
-    left out.
+    """The newest successful AttuneBench log per (task, model, mode, task version, conversation
+    set), and what was left out.
 
     `inspect eval-retry` writes a new log beside the failed one; the newest success wins. A log
     that did not succeed (or whose every sample errored), or cannot be read yet, is listed with its
-    reason, not read.
+    reason, not read. Runs over different conversations are all returned: which of them a report
+    compares is `compared`'s rule (`_compared.py`).
     """
-    newest: dict[tuple[str, str, str, str], tuple[str, RunHeader]] = {}
+    newest: dict[tuple[str, str, str, str, str], Run] = {}
     skipped: list[Skipped] = []
     for location in log_files(paths):
-        path = local_path(location)
-        if path is not None and path.exists() and not path.is_file():
-            # A FIFO would hang the read, a device would not end.
-            skipped.append(Skipped(location, f"{kind(path.stat().st_mode)}, not a log file"))
+        found = _finished(location)
+        if not isinstance(found, RunHeader):
+            skipped += [found] if found is not None else []
             continue
-        try:
-            header = read_header(location)
-        except _UNREADABLE as ex:
-            # Like a log still running: another process may be writing it; the rest is reported.
-            skipped.append(Skipped(location, _unreadable(path, ex)))
-            continue
-        except Exception as ex:
-            # Named like a log, but not one (Inspect's readers assert, or fail validation, on
-            # JSON without an `eval` section): listed, and every good log is still reported.
-            skipped.append(Skipped(location, f"not an Inspect log ({_first_line(ex)})"))
-            continue
-        if not _is_attunebench(header):
-            continue
-        if header.status != "success":
-            if header.error:
-                reason = header.error.message.splitlines()[0]
-            elif header.status == "started":
-                # Another process may be writing it (a shared log store), or it was cut off.
-                reason = "still running, or stopped without finishing"
-            else:
-                reason = header.status
-            skipped.append(Skipped(location, f"status {header.status}: {reason}"))
-            continue
-        key = Run(location, header).key
-        current = newest.get(key)
-        if current is None or header.eval.created > current[1].eval.created:
-            if current is not None:
-                skipped.append(Skipped(current[0], "superseded by a newer successful log"))
-            newest[key] = (location, header)
-        else:
-            skipped.append(Skipped(location, "superseded by a newer successful log"))
+        run = Run(location, found)
+        current = newest.setdefault(run.key, run)
+        if current is not run:
+            later = run.header.eval.created > current.header.eval.created
+            older, newer = (current, run) if later else (run, current)
+            newest[run.key] = newer
+            skipped.append(Skipped(older.location, "superseded by a newer successful log"))
     runs = []
-    for location, header in newest.values():
-        results = header.results
-        if results is None or results.completed_samples == 0 or not results.scores:
-            reason = (
-                "the run had no samples (--limit 0)"
-                if header.eval.ran_no_sample
-                else "no sample was scored (every sample errored)"
-            )
-            skipped.append(Skipped(location, reason))
-            continue
-        runs.append(Run(location, header))
+    for run in newest.values():
+        reason = _scored_nothing(run.header)
+        if reason:
+            skipped.append(Skipped(run.location, reason))
+        else:
+            runs.append(run)
     runs.sort(key=lambda r: r.key)
     return runs, skipped
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -15,7 +16,7 @@ from ...score._catalog import PILLAR_NAMES
 from ...score._counts import metadata_counts
 from ...score._metrics import composite, nanmean
 from ...score._scorers import CORE_SCORERS
-from ._log_fields import SampleRow
+from ._log_fields import SampleRow, Usage
 from ._logs import COMPOSITE_SCORER, Run
 
 CHANCE_MODEL = "attunebench/random"
@@ -71,7 +72,8 @@ class RunTable:
     errors: dict[str, str] = field(default_factory=dict)
     """Sample id -> error message, for samples that errored in every epoch."""
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
-    """Per model role (or model), the token totals of the run."""
+    """Per role (the evaluated model under its name, then each judge), the token totals of the
+    run (`usage_by_role`)."""
     wall_seconds: float = float("nan")
     epoch_composites: dict[str, list[float]] = field(default_factory=dict)
     """Per conversation, its Composite in each scored epoch, in epoch order."""
@@ -171,12 +173,26 @@ def _turns(summary: SampleRow) -> dict[int, dict[str, float]]:
     }
 
 
-def _tokens(summary: SampleRow) -> dict[str, int]:
+def _sum(usages: Iterable[Usage]) -> dict[str, int]:
     totals: dict[str, int] = defaultdict(int)
-    for usage in (summary.role_usage or summary.model_usage).values():
+    for usage in usages:
         for kind, count in usage.counts().items():
             totals[kind] += count
     return dict(totals)
+
+
+def usage_by_role(
+    model: str, model_usage: dict[str, Usage], role_usage: dict[str, Usage]
+) -> dict[str, dict[str, int]]:
+    """Tokens per role, the evaluated model's first (under its name: Inspect gives it no role),
+    that add up to the log's `model_usage`: Inspect counts every call under its model, and the
+    calls of a bound role (`judge`, `judge_2`, ...) under the role too, so the evaluated model's
+    are the rest (a judge of the same model as the one evaluated is counted under one model name,
+    and apart here)."""
+    total = _sum(model_usage.values())
+    roles = {role: usage.counts() for role, usage in sorted(role_usage.items())}
+    evaluated = {k: v - sum(r.get(k, 0) for r in roles.values()) for k, v in total.items()}
+    return {model: evaluated, **roles}
 
 
 def _epoch_composite(summary: SampleRow) -> float:
@@ -210,7 +226,7 @@ def run_table(run: Run) -> RunTable:
                 turns[number].append(values)
         token_sums: dict[str, int] = defaultdict(int)
         for summary in epochs:
-            for k, v in _tokens(summary).items():
+            for k, v in _sum(summary.model_usage.values()).items():
                 token_sums[k] += v
         conversations[sample_id] = Conversation(
             id=sample_id,
@@ -223,7 +239,7 @@ def run_table(run: Run) -> RunTable:
     for sample_id in by_id:
         errors.pop(sample_id, None)
     stats = run.header.stats
-    usage = {r: u.counts() for r, u in sorted((stats.role_usage or stats.model_usage).items())}
+    usage = usage_by_role(run.model, stats.model_usage, stats.role_usage)
     wall = float("nan")
     if stats.started_at and stats.completed_at:
         wall = (

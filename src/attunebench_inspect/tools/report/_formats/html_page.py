@@ -83,18 +83,24 @@ def _figures(charts: Sequence[Chart] | None) -> str:
 
 
 def html_page(
-    runs: str, settings: str, tables: Sequence[Table], charts: Sequence[Chart] | None
+    runs: str,
+    settings: str,
+    tables: Sequence[Table],
+    charts: Sequence[Chart] | None,
+    lead: int = 0,
 ) -> str:
-    """The page: what it was made from (`runs`, `settings`), the figures (None: matplotlib is
-    absent, said in one line), then every table."""
+    """The page: what it was made from (`runs`, `settings`), the first `lead` tables (what the
+    report compares, and on which data), the figures (None: matplotlib is absent, said in one
+    line), then every other table."""
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>AttuneBench report</title><style>{STYLE}</style></head><body>"
         "<h1>AttuneBench report</h1>"
-        f"<p class='note'>Runs: {escape(runs)}. {escape(settings)}. Generated from Inspect logs "
-        "by <code>attunebench report</code>.</p>"
+        + "".join(_table(t) for t in tables[:lead])
+        + f"<p class='note'>Runs: {escape(runs)}. {escape(settings)}. Generated from Inspect "
+        "logs by <code>attunebench report</code>.</p>"
         f"<h2>Figures</h2>{_figures(charts)}"
-        + "".join(_table(t) for t in tables)
+        + "".join(_table(t) for t in tables[lead:])
         + "</body></html>\n"
     )

@@ -8,6 +8,7 @@ from .leaderboard import SECTION as LEADERBOARD
 from .mode_deltas import SECTION as MODE_DELTAS
 from .operations import SECTION as OPERATIONS
 from .perspective import SECTION as PERSPECTIVE
+from .scope import SECTION as SCOPE
 from .subgroups import SECTION as SUBGROUPS
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "MODE_DELTAS",
     "OPERATIONS",
     "PERSPECTIVE",
+    "SCOPE",
     "SUBGROUPS",
     "Beside",
     "MainReport",

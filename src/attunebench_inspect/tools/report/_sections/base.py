@@ -26,6 +26,7 @@ from .._analyses import (
     SubgroupRow,
     WinRates,
 )
+from .._compared import Compared
 from .._logs import RunInfo, Skipped
 from .._table import Table
 
@@ -62,6 +63,8 @@ class MainReport(Protocol):
     def task_version(self) -> str: ...
     @property
     def versions(self) -> dict[str, int]: ...
+    @property
+    def compared(self) -> Sequence[Compared]: ...
     @property
     def runs(self) -> Sequence[RunInfo]: ...
     @property

@@ -7,9 +7,9 @@ from .._table import Cell, Table, number
 from .base import MainReport, Section
 
 
-def _tables(report: MainReport) -> list[Table]:
-    operations = Table(
-        "Operations: parse failures, errors, tokens and time",
+def _failures(report: MainReport) -> Table:
+    return Table(
+        "Operations: parse failures and errors",
         [
             "mode",
             "model",
@@ -18,11 +18,6 @@ def _tables(report: MainReport) -> list[Table]:
             label("parse_failure_rate"),
             "repaired calls",
             "judge parse failures",
-            "input tokens/conv",
-            "output tokens/conv",
-            "cached tokens/conv",
-            "seconds/conv",
-            "wall seconds",
         ],
         [
             [
@@ -33,6 +28,28 @@ def _tables(report: MainReport) -> list[Table]:
                 number(o.parse_failure_rate),
                 int(o.repaired_calls),
                 int(o.judge_parse_failures),
+            ]
+            for o in report.operations
+        ],
+    )
+
+
+def _costs(report: MainReport) -> Table:
+    return Table(
+        "Operations: tokens and time per conversation (every role's calls)",
+        [
+            "mode",
+            "model",
+            "input tokens/conv",
+            "output tokens/conv",
+            "cached tokens/conv",
+            "seconds/conv",
+            "wall seconds",
+        ],
+        [
+            [
+                o.mode,
+                o.model,
                 number(o.tokens_per_conversation.get("input", 0.0), 0),
                 number(o.tokens_per_conversation.get("output", 0.0), 0),
                 number(o.tokens_per_conversation.get("cache_read", 0.0), 0),
@@ -42,16 +59,23 @@ def _tables(report: MainReport) -> list[Table]:
             for o in report.operations
         ],
     )
-    roles = Table(
-        "Tokens by model role (whole run)",
-        ["mode", "model", "role (or model without roles)", "input", "output", "cache read",
+
+
+def _roles(report: MainReport) -> Table:
+    return Table(
+        "Tokens by role (whole run): the evaluated model and each judge",
+        ["mode", "model", "role (or the evaluated model)", "input", "output", "cache read",
          "cache write"],
         [
             [o.mode, o.model, role, u["input"], u["output"], u["cache_read"], u["cache_write"]]
             for o in report.operations
             for role, u in o.tokens_by_role.items()
         ],
+        "The rows of a run add up to its log's usage (Inspect's model_usage).",
     )  # fmt: skip
+
+
+def _tables(report: MainReport) -> list[Table]:
     errored: list[list[Cell]] = [
         [o.model, o.mode, sid, reason]
         for o in report.operations
@@ -63,7 +87,7 @@ def _tables(report: MainReport) -> list[Table]:
         ["model", "mode", "conversation / log", "reason"],
         errored,
     )
-    return [operations, roles, *([failures] if errored else [])]
+    return [_failures(report), _costs(report), _roles(report), *([failures] if errored else [])]
 
 
 SECTION = Section("operations", _tables)

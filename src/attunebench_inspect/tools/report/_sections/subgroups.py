@@ -13,9 +13,23 @@ if TYPE_CHECKING:  # figures need the `plots` extra
     from .._plot import Chart
 
 
+def _left_out(report: MainReport) -> list[str]:
+    compared = {(s.model, s.mode) for s in report.subgroups}
+    return [
+        f"{r.model} ({r.mode})" for r in report.leaderboard if (r.model, r.mode) not in compared
+    ]
+
+
 def _tables(report: MainReport) -> list[Table]:
-    if not report.subgroups:
+    if not report.compare:
         return []
+    left_out = _left_out(report)
+    where = f" among the conversations where {report.where}" if report.where else ""
+    why = (
+        f"no conversation in the subgroup, or none in the rest{where}: {', '.join(left_out)}"
+        if left_out
+        else ""
+    )
     return [
         Table(
             f"Subgroup: {report.compare} vs the rest",
@@ -31,6 +45,8 @@ def _tables(report: MainReport) -> list[Table]:
                 ]
                 for s in report.subgroups
             ],
+            f"Not compared, {why}." if why and report.subgroups else "",
+            empty=f"No subgroup comparison: {why}." if why else "",
         )
     ]
 

@@ -1,0 +1,185 @@
+"""Which runs a report compares, and what it says first: partial runs and runs on other data are
+set aside, never ranked beside the whole runs; the report opens with the data set and, for the
+bundled set, "Synthetic: not AttuneBench results" in every form; tokens by role add up to the
+log's usage with a judge panel; terminal text fits 120 columns; a --compare side left empty is
+said, not shown as rows of nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log
+
+from attunebench_inspect import default
+from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.render import to_html, to_json, to_markdown, to_terminal
+from attunebench_inspect._suite.report import build_report
+from attunebench_inspect.tools._arguments import WIDTH
+from tests.conftest import BUNDLED
+from tests.third_party_world import FAITHFUL, World, planted_models
+
+RESAMPLES = 200
+WHOLE = 3
+"""Conversations of the whole runs (the first bundled ones by name)."""
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both baselines over three conversations, then what the recipes add: a --limit 1 run of
+    the majority baseline (newer than its whole run), a --sample-id run, and a run of the random
+    baseline on another data set (one conversation of another file)."""
+    root = tmp_path_factory.mktemp("compared")
+    data, other = root / "data", root / "other"
+    data.mkdir()
+    other.mkdir()
+    files = sorted(BUNDLED.glob("*.json"))
+    for file in files[:WHOLE]:
+        shutil.copy(file, data)
+    shutil.copy(files[WHOLE], other)
+    folder = root / "logs"
+    for model in ("attunebench/random", "attunebench/majority"):
+        eval(default(data=str(data)), model=model, display="none", log_dir=str(folder))
+    one = json.loads(files[1].read_text())["conversationId"]
+    eval(default(data=str(data)), model="attunebench/majority", limit=1, display="none",
+         log_dir=str(folder))  # fmt: skip
+    eval(default(data=str(data)), model="attunebench/random", sample_id=one, display="none",
+         log_dir=str(folder))  # fmt: skip
+    eval(default(data=str(other)), model="attunebench/random", display="none", log_dir=str(folder))
+    return folder
+
+
+def test_runs_over_fewer_or_other_conversations_are_set_aside_with_why(logs: Path) -> None:
+    report = build_report([logs], resamples=RESAMPLES)
+    board = {(r.model, r.mode): r.composite.n for r in report.leaderboard}
+    assert board == {("chance", "default"): WHOLE, ("attunebench/majority", "default"): WHOLE}
+    aside = [s.reason for s in report.skipped if s.reason.startswith("set aside:")]
+    assert sorted(aside) == sorted(
+        [
+            "set aside: a run over 1 of the 3 conversations (--limit or --sample-id), not "
+            "comparable with the 3-conversation runs ranked (`attunebench report` on that log "
+            "alone reports it)",
+        ]
+        * 2
+        + [
+            next(a for a in aside if "another data set (" in a),
+        ]
+    )
+    (scope,) = report.compared
+    assert (scope.task, scope.conversations, scope.runs, scope.set_aside) == ("main task", 3, 2, 3)
+    # A partial run alone is reported: it is the largest set among what was given.
+    partial = next(s.location for s in report.skipped if "1 of the 3" in s.reason)
+    alone = build_report([partial], resamples=RESAMPLES)
+    assert [r.composite.n for r in alone.leaderboard] == [1]
+
+
+def test_every_form_of_the_report_says_first_what_it_compares_and_that_it_is_synthetic(
+    tmp_path: Path, baseline_logs: Path
+) -> None:
+    """The bundled set, and a copy of some of its conversations (`baseline_logs`), are said to be
+    synthetic; a data set of other conversations is not."""
+    bundled_logs = tmp_path / "logs"
+    eval(default(), model="attunebench/random", limit=2, display="none", log_dir=str(bundled_logs))
+    report = build_report([bundled_logs], resamples=RESAMPLES)
+    first = "Synthetic: not AttuneBench results. What this report compares"
+    assert to_terminal(report).lstrip("\n").startswith(first)
+    assert to_markdown(report).startswith(f"# AttuneBench report\n\n## {first}")
+    html = to_html(report)
+    assert html.index(first) < html.index("<h2>Figures</h2>")
+    document = json.loads(to_json(report))
+    assert document["notice"] == "synthetic: not AttuneBench results"
+    assert document["compared"] == [
+        {
+            "task": "main task",
+            "data_set": document["compared"][0]["data_set"],
+            "synthetic": True,
+            "conversations": 2,
+            "runs": 1,
+            "set_aside": 0,
+        }
+    ]
+    assert document["compared"][0]["data_set"].startswith("bundled synthetic set (data sha256 ")
+    copied = build_report([baseline_logs], resamples=RESAMPLES)
+    assert json.loads(to_json(copied))["notice"] == "synthetic: not AttuneBench results"
+    other = tmp_path / "other"
+    other.mkdir()
+    raw = json.loads(sorted(BUNDLED.glob("*.json"))[0].read_text())
+    raw["conversationId"] = "not-a-bundled-conversation"
+    (other / "one.json").write_text(json.dumps(raw), encoding="utf-8")
+    eval(default(data=str(other)), model="attunebench/random", display="none",
+         log_dir=str(tmp_path / "other_logs"))  # fmt: skip
+    plain = build_report([tmp_path / "other_logs"], resamples=RESAMPLES)
+    assert json.loads(to_json(plain))["notice"] == ""
+    assert to_terminal(plain).lstrip("\n").startswith("What this report compares")
+
+
+def test_tokens_by_role_add_up_to_the_logs_usage_with_a_judge_panel(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(sorted(BUNDLED.glob("*.json"))[0], data)
+    (log,) = eval(
+        default(data=str(data)),
+        model="attunebench/random",
+        model_roles={"judge": "attunebench/majority", "judge_2": "attunebench/random"},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    report = build_report([tmp_path / "logs"], resamples=RESAMPLES)
+    (operations,) = report.operations
+    roles = operations.tokens_by_role
+    assert list(roles) == ["attunebench/random", "judge", "judge_2"]
+    assert all(roles[r]["input"] > 0 for r in roles)
+    header = read_eval_log(log.location, header_only=True)
+    for kind, field in (("input", "input_tokens"), ("output", "output_tokens")):
+        logged = sum(getattr(u, field) for u in header.stats.model_usage.values())
+        assert sum(roles[r][kind] for r in roles) == logged
+        assert roles["judge"][kind] == getattr(header.stats.role_usage["judge"], field)
+    # Per conversation: every call, the judges' too.
+    assert operations.tokens_per_conversation["input"] == sum(r["input"] for r in roles.values())
+    text = to_terminal(report)
+    assert "judge_2" in text
+
+
+def test_the_terminal_report_fits_120_columns(logs: Path) -> None:
+    text = to_terminal(build_report([logs], resamples=RESAMPLES))
+    assert max(len(line) for line in text.splitlines()) <= WIDTH
+    # A wrapped table keeps every row: each set-aside run's reason starts its own lines.
+    assert text.count("set aside: a run over") == 3
+
+
+def test_the_third_party_report_fits_120_columns(
+    tmp_path: Path, codebook: object, small_dataset: object
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    for file in sorted(BUNDLED.glob("*.json"))[:4]:
+        shutil.copy(file, data)
+    world = World(codebook, data)  # type: ignore[arg-type]
+    planted = dict(list(planted_models().items())[:3])
+    world.run_models(data, planted, tmp_path / "logs")
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    files = [world.annotator(answers, name, *p) for name, p in FAITHFUL.items()]
+    report = build_report([tmp_path / "logs"], third_party=files, resamples=RESAMPLES)
+    text = to_terminal(report)
+    assert "Third-party" in text
+    assert [line for line in text.splitlines() if len(line) > WIDTH] == []
+
+
+def test_a_compare_side_left_empty_is_said_not_shown_as_rows_of_nothing(
+    logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    everything = "turn_count>0"
+    report = build_report([logs], compare=everything, resamples=RESAMPLES)
+    assert report.subgroups == []
+    text = to_terminal(report)
+    assert "(n=0)" not in text
+    assert (
+        "No subgroup comparison: no conversation in the subgroup, or none in the rest: "
+        "attunebench/majority (default), chance (default)." in " ".join(text.split())
+    )
+    assert main(["report", str(logs), "--compare", everything, "--resamples", "200"]) == 0
+    assert "(n=0)" not in capsys.readouterr().out
