@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..._util.verdict import cannot_decide
 from ...tools.report._analyses import PHRASING_EFFECTS
 from ...tools.report._sections.base import MainReport, Section
-from ...tools.report._table import Table, ci, number, sentence
+from ...tools.report._table import Cell, Table, ci, number, sentence
 from ._report import RankTable, RunStability
 from ._retest import Icc
 from ._rules import RULES
@@ -189,21 +189,7 @@ def _judge_tables(report: StabilityReport) -> list[Table]:
         "Stability: each judge's leniency and collapse, beside the panel",
         ["mode", "model", "role", "judge", "criterion", "drafts", "mean rating", "panel mean",
          "modal share", "collapsed", "self-judging"],
-        [
-            *(
-                [r.mode, r.model, j.role, j.model, j.criterion, j.profile.drafts,
-                 number(j.profile.mean, 2), number(j.panel_mean, 2),
-                 number(j.profile.modal_share), j.profile.verdict, _self_judge(r, j.role)]
-                for r in judged
-                for j in r.judge_leniency
-            ),
-            *(
-                [r.mode, r.model, ", ".join(r.judges), ", ".join(r.judges.values()), "-", 0,
-                 "-", "-", "-", r.judge_note, "-"]
-                for r in judged
-                if r.judge_note
-            ),
-        ],
+        _leniency_rows(judged),
         sentence(RULES["judge_collapse"])
         + ". Self-judging: a judge that is the evaluated model, or of its family from the same "
         "maker, may favour its own kind of writing (allowed: "
@@ -218,6 +204,25 @@ def _judge_tables(report: StabilityReport) -> list[Table]:
         "The draft metrics of these runs are judged by the evaluated model or its family.",
     )
     return [agreement, leniency, *([marked] if selves else [])]
+
+
+def _leniency_rows(judged: Sequence[RunStability]) -> list[list[Cell]]:
+    """Each judge of each run on each criterion; a run whose judges left nothing to read, with
+    the reason."""
+    rows: list[list[Cell]] = [
+        [r.mode, r.model, j.role, j.model, j.criterion, j.profile.drafts,
+         number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
+         j.profile.verdict, _self_judge(r, j.role)]
+        for r in judged
+        for j in r.judge_leniency
+    ]  # fmt: skip
+    rows += [
+        [r.mode, r.model, ", ".join(r.judges), ", ".join(r.judges.values()), "-", 0, "-", "-",
+         "-", r.judge_note, "-"]
+        for r in judged
+        if r.judge_note
+    ]  # fmt: skip
+    return rows
 
 
 def _rank_tables(report: StabilityReport) -> list[Table]:
