@@ -130,7 +130,9 @@ def test_validate_names_every_label_the_vocabulary_cannot_read(
         "expected an option or alias of the profile vocabulary, or a label close to exactly one "
         "option (docs/profile.md); the field is not scored for this conversation"
     )
-    assert [str(w) for w in validate_path(file, codebook, [vocabulary_check(vocabulary)]).warnings] == [
+    assert [
+        str(w) for w in validate_path(file, codebook, [vocabulary_check(vocabulary)]).warnings
+    ] == [
         f"{where}.country: found Narnia; {unscored}",
         f"{where}.diagnoses[0]: found Anxiety disorders; expected an option or alias of the "
         "profile vocabulary; scored as Anxiety disorder, the one option it is close to "

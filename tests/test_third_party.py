@@ -728,9 +728,13 @@ def _scores(models: int, conversations: int, seed: int = 0) -> TaskScores:
 
 def test_no_verdict_with_too_few_models_or_conversations_or_nothing_separable() -> None:
     two = reviewers_test(_scores(2, 50), {})
-    assert two.verdict == two.reading == (
-        "cannot decide: 2 model(s); a rank correlation between task rankings needs at least 3 "
-        "(with 2 every rho is +1 or -1)"
+    assert (
+        two.verdict
+        == two.reading
+        == (
+            "cannot decide: 2 model(s); a rank correlation between task rankings needs at least 3 "
+            "(with 2 every rho is +1 or -1)"
+        )
     )
     few = reviewers_test(_scores(5, 9), {})
     assert few.reading == (
@@ -738,9 +742,7 @@ def test_no_verdict_with_too_few_models_or_conversations_or_nothing_separable() 
     )
     # Every task ranks the models in the same (planted) order: nothing separable to test.
     same = reviewers_test(_scores(6, 400), {})
-    assert same.verdict.startswith(
-        "cannot decide: no pair of tasks is separable under self labels"
-    )
+    assert same.verdict.startswith("cannot decide: no pair of tasks is separable under self labels")
     assert all(p.status == "not separable under self labels" for p in same.pairs)
 
 

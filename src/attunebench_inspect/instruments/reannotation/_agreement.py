@@ -312,18 +312,20 @@ class TaskInformation:
     task: str
     kappas: dict[str, Interval] = field(default_factory=dict)
     """Label field -> the consensus's kappa with the participants."""
+    informative: bool = False
+    """Every field's interval lies above 0 (one-sided 97.5%), or stated so (`stated`)."""
     stated: bool = False
     """Informative by construction, not measured: a simulation whose annotators read the
     participants (`_power.py`)."""
 
-    @property
-    def informative(self) -> bool:
-        """Every field's interval lies above 0 (one-sided 97.5%), or stated so."""
-        measured = bool(self.kappas) and all(k.low > 0 for k in self.kappas.values())
-        return self.stated or measured
-
     def describe(self) -> str:
         return ", ".join(f"{name} kappa {k.show()}" for name, k in self.kappas.items())
+
+
+def informed(task: str, kappas: Mapping[str, Interval]) -> TaskInformation:
+    """A task's information, read from its fields' kappas."""
+    above = bool(kappas) and all(k.low > 0 for k in kappas.values())
+    return TaskInformation(task, dict(kappas), above)
 
 
 def task_information(
@@ -341,10 +343,10 @@ def task_information(
         for s in sorted(consensus, key=lambda s: s.conversation_id)
         if s.conversation_id in participants
     ]
-    found: dict[str, TaskInformation] = {}
+    kappas: dict[str, dict[str, Interval]] = {}
     for f in fields(codebook):
         if f.task is None or f.items is None:
             continue
         row = _agreement(CONSENSUS, f, groups, resamples, seed, 0.95)
-        found.setdefault(f.task, TaskInformation(f.task)).kappas[f.name] = row.corrected
-    return found
+        kappas.setdefault(f.task, {})[f.name] = row.corrected
+    return {task: informed(task, found) for task, found in kappas.items()}

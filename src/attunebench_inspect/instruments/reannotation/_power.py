@@ -155,7 +155,7 @@ GRID_MODELS = (5, 8, 11)
 GRID_CONVERSATIONS = (50, 100, 200)
 GRID_ANNOTATORS = (1, 3, 5)
 SCENARIOS: tuple[Scenario, ...] = ("separable", "generic")
-READ_BY_CONSTRUCTION = {t: TaskInformation(t, stated=True) for t in LABELLED}
+READ_BY_CONSTRUCTION = {t: TaskInformation(t, informative=True, stated=True) for t in LABELLED}
 """The simulated annotators read the participants: the information condition holds."""
 
 
