@@ -218,9 +218,13 @@ def test_position_bias_false_positive_rate_and_power() -> None:
 
 
 def test_position_bias_without_enough_data() -> None:
-    assert s.position_bias([], resamples=FAST).verdict == "too little data"
+    assert s.position_bias([], resamples=FAST).verdict == (
+        "cannot decide: 0 choice(s); the rule needs 30"
+    )
     few = [_choice("a", (1, 2), True) for _ in range(10)]
-    assert s.position_bias(few, resamples=FAST).verdict == "too little data"
+    assert s.position_bias(few, resamples=FAST).verdict == (
+        "cannot decide: 10 choice(s); the rule needs 30"
+    )
 
 
 # --- 2. position consistency --------------------------------------------------------------------
@@ -246,7 +250,7 @@ def test_position_consistency_hand_checked() -> None:
     # Earlier shares: (1,2) 1/1, (1,3) 0/1, (2,3) 0/1. Chance of swap 1: q=1 at (1,2), q=0 at
     # (1,3): 1*(1-0) + 0*0 = 1. Swap 2: q=0 at (1,3), q=0 at (2,3): 0*1 + 1*0 = 0. Mean 1/2.
     assert result.chance == pytest.approx(0.5)
-    assert result.verdict == "too little data"  # 2 swaps < 30
+    assert result.verdict == "cannot decide: 2 swapped pair(s); the rule needs 30"
 
 
 def test_consistency_of_known_choosers() -> None:
@@ -294,7 +298,10 @@ def test_consistency_false_positive_rate_and_power() -> None:
 
 def test_consistency_needs_two_epochs() -> None:
     result = s.position_consistency(choices_of(content, epochs=1), resamples=FAST)
-    assert (result.verdict, result.epochs) == ("too few epochs", 1)
+    assert (result.verdict, result.epochs) == (
+        "cannot decide: 1 epoch(s); swaps need 2 or more",
+        1,
+    )
     assert math.isnan(result.consistency.estimate) and math.isnan(result.chance)
 
 
@@ -379,12 +386,21 @@ def test_retest_reliability_and_spread() -> None:
 
 def test_retest_reliability_without_enough_data() -> None:
     one = s.retest_reliability({f"c{i}": [50.0] for i in range(10)})
-    assert (one.icc, one.reading) == (None, "too few epochs")
+    assert (one.icc, one.reading) == (
+        None,
+        "cannot decide: 1 epoch(s); test-retest needs 2 or more",
+    )
     assert math.isnan(one.spread_sd)
     few = s.retest_reliability({f"c{i}": [50.0 + i, 51.0 + i] for i in range(3)})
-    assert (few.icc, few.reading) == (None, "too few conversations")
+    assert (few.icc, few.reading) == (
+        None,
+        "cannot decide: 3 conversation(s) with a Composite in every epoch; the ICC needs 5",
+    )
     empty = s.retest_reliability({})
-    assert (empty.epochs, empty.reading) == (0, "too few epochs")
+    assert (empty.epochs, empty.reading) == (
+        0,
+        "cannot decide: 0 epoch(s); test-retest needs 2 or more",
+    )
 
 
 def test_koo_li_bands() -> None:
@@ -500,7 +516,10 @@ def test_alpha_hand_checked() -> None:
     )
     assert result.alpha.estimate == pytest.approx(16 / 30)
     assert (result.drafts, result.alpha.n, result.judges) == (4, 4, 2)
-    assert result.reading == "unreliable"
+    # Four drafts: the estimate stands, the reading waits for 20.
+    assert result.reading == (
+        "cannot decide: 4 unit(s) answered by two judges or more; the rule needs 20"
+    )
 
 
 def test_agreeing_judges_give_alpha_one() -> None:
@@ -601,15 +620,16 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
 
 
 def test_judge_agreement_error_paths() -> None:
-    assert (
-        s.judge_agreement([[1, 2, 3]], "ordinal", panel.RATING_DOMAIN).reading == "too few judges"
+    assert s.judge_agreement([[1, 2, 3]], "ordinal", panel.RATING_DOMAIN).reading == (
+        "cannot decide: 1 judge(s); agreement needs a panel of 2 or more"
     )
     one_each = s.judge_agreement([[1, None], [None, 2]], "ordinal", panel.RATING_DOMAIN)
-    assert one_each.reading == "no draft answered by two judges"
+    assert one_each.reading == (
+        "cannot decide: 0 unit(s) answered by two judges or more; the rule needs 20"
+    )
     assert math.isnan(one_each.alpha.estimate)
-    assert (
-        s.judge_agreement([[4, 4], [4, 4]], "ordinal", panel.RATING_DOMAIN).reading
-        == "one value throughout"
+    assert s.judge_agreement([[4] * 20, [4] * 20], "ordinal", panel.RATING_DOMAIN).reading == (
+        "cannot decide: one value throughout: nothing for the judges to agree on"
     )
     with pytest.raises(ValueError, match="3 clusters for 2 drafts; expected one conversation"):
         s.judge_agreement(
