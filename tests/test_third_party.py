@@ -31,18 +31,13 @@ from attunebench_inspect.data._split import (
     VisibleTurn,
 )
 from attunebench_inspect.instruments.reannotation._agreement import POOLED, agreement
-from attunebench_inspect.instruments.reannotation._kappa import kappa
-from attunebench_inspect.instruments.reannotation._separability import (
-    reviewers_test,
-    spearman_rows,
-)
-from attunebench_inspect.instruments.reannotation._tasks import TaskScores, excluded_from_ranking
 from attunebench_inspect.instruments.reannotation._consensus import (
     CONSENSUS,
     consensus,
     consensus_all,
     ties_of,
 )
+from attunebench_inspect.instruments.reannotation._kappa import kappa
 from attunebench_inspect.instruments.reannotation._labels import (
     LabelSet,
     load_third_party,
@@ -50,6 +45,11 @@ from attunebench_inspect.instruments.reannotation._labels import (
 )
 from attunebench_inspect.instruments.reannotation._power import consensus_reliability, rates
 from attunebench_inspect.instruments.reannotation._rescore import rescore_pair
+from attunebench_inspect.instruments.reannotation._separability import (
+    reviewers_test,
+    spearman_rows,
+)
+from attunebench_inspect.instruments.reannotation._tasks import TaskScores, excluded_from_ranking
 from attunebench_inspect.solve._call_record import CallRecord
 from attunebench_inspect.solve._predictions import Records, Walk
 from attunebench_inspect.solve._solver import pairwise_labels

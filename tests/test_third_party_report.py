@@ -4,7 +4,6 @@ models of known behaviour, answer files of annotators of known behaviour, then `
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
@@ -23,8 +22,8 @@ from attunebench_inspect._suite.dataframes import third_party_df
 from attunebench_inspect._suite.render import charts, to_html
 from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data._codebook import Codebook
-from attunebench_inspect.instruments.reannotation._separability import RULE
 from attunebench_inspect.instruments.reannotation._labels import NOT_COVERED_METRICS
+from attunebench_inspect.instruments.reannotation._separability import RULE
 from attunebench_inspect.solve._predictions import Records
 from attunebench_inspect.solve._schemas import call_of
 from attunebench_inspect.solve._solver import pairwise_labels

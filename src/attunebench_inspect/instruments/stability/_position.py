@@ -185,6 +185,17 @@ def _by_position(choices: Sequence[PairChoice]) -> _ByPosition:
     return counts
 
 
+def _chi_square(by: _ByPosition) -> tuple[float, float]:
+    """Pearson's chi-square over the displayed pairs of positions: each pair's earlier and later
+    counts against half its comparisons, one degree of freedom per pair."""
+    pairs = sorted(by.pair_n)
+    observed = [v for s in pairs for v in (by.pair_earlier[s], by.pair_n[s] - by.pair_earlier[s])]
+    chi2, p = stats.chisquare(
+        observed, [by.pair_n[s] / 2 for s in pairs for _ in range(2)], ddof=len(pairs) - 1
+    )
+    return float(chi2), float(p)
+
+
 def _bias_verdict(count: int, chi2_p: float, deviation: float) -> PositionVerdict:
     if count < MIN_COMPARISONS:
         return cannot_decide(f"{count} choice(s); the rule needs {MIN_COMPARISONS}")
@@ -238,11 +249,7 @@ def position_bias(
     position_shares = [
         PositionShare(p, shares[p - 1], float(expected[p - 1])) for p in range(1, width + 1)
     ]
-    pairs = sorted(by.pair_n)
-    observed = [v for s in pairs for v in (by.pair_earlier[s], by.pair_n[s] - by.pair_earlier[s])]
-    chi2, chi2_p = stats.chisquare(
-        observed, [by.pair_n[s] / 2 for s in pairs for _ in range(2)], ddof=len(pairs) - 1
-    )
+    chi2, chi2_p = _chi_square(by)
     binomial_p = stats.binomtest(int(by.earlier.sum()), count, 0.5).pvalue
     deviation = max(
         abs(share_earlier.estimate - 0.5),
@@ -254,11 +261,11 @@ def position_bias(
         share_earlier,
         position_shares,
         float(binomial_p),
-        float(chi2),
-        len(pairs),
-        float(chi2_p),
+        chi2,
+        len(by.pair_n),
+        chi2_p,
         float(deviation),
-        _bias_verdict(count, float(chi2_p), float(deviation)),
+        _bias_verdict(count, chi2_p, float(deviation)),
     )
 
 
