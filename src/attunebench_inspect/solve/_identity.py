@@ -100,7 +100,9 @@ def model_identity(name: str) -> ModelIdentity:
     base = _stripped(tuned.group("base") or tuned.group("legacy")) if tuned else ""
     model = last if tuned else _stripped(last)
     words = [w for w in re.split(r"[-_.:\s]", base or model) if w]
-    if len(words) > 1 and (words[0] in _MAKER_ALIASES or words[0] in _TIER_WORDS):
+    # A maker's name that is not itself a family (Meta-Llama, but not mistral-large).
+    leading = words[0] in _MAKER_ALIASES and words[0] not in _STEM_MAKERS
+    if len(words) > 1 and (leading or words[0] in _TIER_WORDS):
         words = words[1:]
     first = words[0] if words else model
     letters = re.match(r"[a-z]+", first)
