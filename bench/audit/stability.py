@@ -21,14 +21,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench.audit.rows import AuditRow, Planted, tally
+from tests.test_stability import Chooser, coin, content, earlier, middle, mixture
+
 from attunebench_inspect.data._split import comparison_key
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability._power import pilot_abstention
 from attunebench_inspect.score._panel import RATING_DOMAIN
 from attunebench_inspect.solve._identity import self_judge
 from attunebench_inspect.solve._solver import pairwise_labels
-from bench.audit.rows import AuditRow, Planted, tally
-from tests.test_stability import Chooser, coin, content, earlier, middle, mixture
 
 INSTRUMENT = "stability"
 SOURCES = ("original", "alternate", "human")
@@ -321,7 +322,7 @@ def _renamed(choices: Sequence[s.PairChoice], seed: int) -> list[s.PairChoice]:
     """The same choices under other conversation names, in another order."""
     rng = random.Random(f"rename/{seed}")
     names = {c.conversation for c in choices}
-    new = dict(zip(sorted(names), rng.sample([f"x{rng.random():.12f}" for _ in names], len(names))))
+    new = {name: f"x{rng.random():.12f}" for name in sorted(names)}
     moved = [
         s.PairChoice(new[c.conversation], c.epoch, c.turn, c.comparison, c.earlier, c.later,
                      c.positions, c.chosen)
