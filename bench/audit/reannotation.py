@@ -459,8 +459,7 @@ def _given_twice(world: World) -> AuditRow:
     counts once."""
     import tempfile
 
-    from tests.test_human import oracle
-    from tests.third_party_world import answer_file
+    from tests.third_party_world import answer_file, oracle
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:

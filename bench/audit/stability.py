@@ -22,7 +22,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.audit.rows import AuditRow, Planted, tally
-from tests.test_stability import Chooser, coin, content, earlier, middle, mixture
 
 from attunebench_inspect.data._split import comparison_key
 from attunebench_inspect.instruments import stability as s
@@ -37,6 +36,47 @@ PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
 SMALL_SEEDS = 3
 Verdict = Callable[[int], str]
 """seed -> the verdict read on that seed's input."""
+Chooser = Callable[[str, str, dict[str, str], list[str], random.Random], str]
+"""(the two labels compared, in display order; label -> source; the content's ranking of the
+sources; the seed's draws) -> the label chosen."""
+
+
+def earlier(
+    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
+) -> str:
+    """The majority baseline: the schema's first option, the earlier-shown label."""
+    return first
+
+
+def coin(
+    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
+) -> str:
+    return rng.choice((first, second))
+
+
+def middle(
+    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
+) -> str:
+    """Blind to content, drawn to the middle position where it is shown."""
+    return "2" if "2" in (first, second) else rng.choice((first, second))
+
+
+def content(
+    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
+) -> str:
+    """Reads the replies: the better of the two by the comparison's ranking."""
+    return min((first, second), key=lambda label: rank.index(labels[label]))
+
+
+def mixture(share: float, base: Chooser = content, other: Chooser = earlier) -> Chooser:
+    """`other` on a share of the comparisons, else `base`."""
+
+    def choose(
+        first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
+    ) -> str:
+        return (other if rng.random() < share else base)(first, second, labels, rank, rng)
+
+    return choose
 
 
 def solver_choices(
