@@ -27,6 +27,7 @@ from ...data._split import GroundTruth, TurnTruth, comparison_pair
 from ...score import _metrics as m
 from ...solve._schemas import BRANCHES
 from ...solve._solver import pairwise_labels
+from ...tools.report._analyses import FEW_CONVERSATIONS
 from ._consensus import CONSENSUS
 from ._kappa import COEFFICIENT, Weights, kappa_interval
 from ._labels import LabelSet
@@ -313,7 +314,8 @@ class TaskInformation:
     kappas: dict[str, Interval] = field(default_factory=dict)
     """Label field -> the consensus's kappa with the participants."""
     informative: bool = False
-    """Every field's interval lies above 0 (one-sided 97.5%), or stated so (`stated`)."""
+    """Every field's interval lies above 0 (one-sided 97.5%) over 10 conversations or more, or
+    stated so (`stated`)."""
     stated: bool = False
     """Informative by construction, not measured: a simulation whose annotators read the
     participants (`_power.py`)."""
@@ -323,8 +325,9 @@ class TaskInformation:
 
 
 def informed(task: str, kappas: Mapping[str, Interval]) -> TaskInformation:
-    """A task's information, read from its fields' kappas."""
-    above = bool(kappas) and all(k.low > 0 for k in kappas.values())
+    """A task's information, read from its fields' kappas: each interval above 0, over at least
+    FEW_CONVERSATIONS conversations (an interval over fewer says nothing)."""
+    above = bool(kappas) and all(k.low > 0 and k.n >= FEW_CONVERSATIONS for k in kappas.values())
     return TaskInformation(task, dict(kappas), above)
 
 
