@@ -38,6 +38,7 @@ from tests.third_party_world import (
     reading,
 )
 
+from attunebench_inspect._util.verdict import CANNOT_DECIDE, cannot_decide, is_abstention
 from attunebench_inspect.data._codebook import Codebook
 from attunebench_inspect.data._split import BinaryTruth, GroundTruth, TurnTruth, comparison_pair
 from attunebench_inspect.instruments.reannotation._agreement import (
@@ -55,6 +56,7 @@ from attunebench_inspect.instruments.reannotation._separability import (
 )
 from attunebench_inspect.instruments.reannotation._tasks import TASKS, TaskScores
 from attunebench_inspect.solve._solver import pairwise_labels
+from attunebench_inspect.tools.report._analyses import FEW_CONVERSATIONS
 
 INSTRUMENT = "reannotation"
 RESAMPLES = 2000
@@ -314,6 +316,8 @@ ABOVE, SOME, AT_CHANCE = "above chance on every task", "above chance on some tas
 
 
 def _informed(found: Study) -> str:
+    if found.test.conversations < FEW_CONVERSATIONS:
+        return cannot_decide(f"{found.test.conversations} conversations; the interval needs 10")
     informative = [i.informative for i in found.test.information.values()]
     return ABOVE if all(informative) else SOME if any(informative) else AT_CHANCE
 
@@ -380,7 +384,7 @@ PLANTED: dict[str, tuple[Planted, list[str], Planted, list[str]]] = {
     "copying": ("positive", [HOLDS], "positive", [ABOVE]),
     "mixed": ("positive", [DEPENDS], "positive", [ABOVE]),
     "two models": ("uninformative", [], "positive", [ABOVE]),
-    "five conversations": ("uninformative", [], "positive", [ABOVE]),
+    "five conversations": ("uninformative", [], "uninformative", []),
 }
 
 
@@ -418,6 +422,11 @@ def separability_rows(world: World, seeds: int) -> list[AuditRow]:
     return rows
 
 
+def _word(verdict: str) -> str:
+    """The verdict's word: an abstention's reason carries figures the draws move."""
+    return CANNOT_DECIDE if is_abstention(verdict) else verdict
+
+
 def _unmoved(world: World, case: Case, seeds: int) -> list[str]:
     """The test on the same labels with conversations and models renamed (another order of the
     bootstrap's rows) and the annotators' files in another order: the same verdict?"""
@@ -431,7 +440,8 @@ def _unmoved(world: World, case: Case, seeds: int) -> list[str]:
         shuffled = dict(rng.sample(sorted(case.readers.items()), len(case.readers)))
         renamed = {f"model-{rng.random():.6f}": m for m in models.values()}
         again = study(d, shuffled, renamed, names=names)
-        said.append("unchanged" if again.test.verdict == found.test.verdict else "changed")
+        same = _word(again.test.verdict) == _word(found.test.verdict)
+        said.append("unchanged" if same else "changed")
     return said
 
 
