@@ -136,8 +136,11 @@ def position_rows(seeds: int) -> list[AuditRow]:
              "positive", _bias(earlier), seeds, biased),
         _row("position bias", "the middle when shown, else a coin", "positive", _bias(middle),
              seeds, biased),
-        _row("position bias", "the earlier-shown reply 20% of the time, else reads",
-             "positive", _bias(mixture(0.2)), seeds, biased),
+        *(
+            _row("position bias", f"the earlier-shown reply {share:.0%} of the time, else reads",
+                 "positive", _bias(mixture(share)), seeds, biased)
+            for share in (0.1, 0.2, 0.4)
+        ),
         _row("position bias", "reads the content", "negative", _bias(content), seeds, blind),
         _row("position bias", "flips a coin", "negative", _bias(coin), seeds, blind),
         _row("position bias", "one conversation of two turns (under 30 choices)",
@@ -146,8 +149,12 @@ def position_rows(seeds: int) -> list[AuditRow]:
              "uninformative", lambda seed: s.position_bias([]).verdict, seeds),
         _row("position consistency", "reads the content", "positive", _consistency(content),
              seeds, ["follows content"]),
-        _row("position consistency", "reads half the time, else a coin", "positive",
-             _consistency(mixture(0.5, content, coin)), seeds, ["follows content"]),
+        *(
+            _row("position consistency", f"reads {1 - share:.0%} of the time, else a coin",
+                 "positive", _consistency(mixture(share, content, coin)), seeds,
+                 ["follows content"])
+            for share in (0.75, 0.5, 0.25)
+        ),
         _row("position consistency", "flips a coin", "negative", _consistency(coin), seeds,
              chance),
         _row("position consistency", "always the earlier-shown reply", "negative",
@@ -223,8 +230,12 @@ def rerun_rows(seeds: int) -> list[AuditRow]:
              _retest(between=10, rerun=3, conversations=3), seeds),
         _row("test-retest", "every Composite the same", "uninformative",
              _retest(between=0, rerun=0), seeds),
-        _row("rank stability", "two models 3 points apart, 40 conversations", "positive",
-             _rank(lambda seed: two_models(seed, 3.0)), seeds, ["settled"]),
+        *(
+            _row("rank stability", f"two models {shift:g} point(s) apart, 40 conversations",
+                 "positive", _rank(lambda seed, shift=shift: two_models(seed, shift)), seeds,
+                 ["settled"])
+            for shift in (1.0, 2.0, 3.0)
+        ),
         _row("rank stability", "two models of one true Composite", "negative",
              _rank(lambda seed: two_models(seed, 0.0)), seeds, ["not settled"]),
         _row("rank stability", "two models 3 points apart, five conversations (under 10)",

@@ -11,11 +11,16 @@ from bench.audit.rows import AuditRow
 
 MODULES = ("stability", "reannotation", "contamination")
 LOW_POWER = {
+    "the earlier-shown reply 10% of the time, else reads": 0.0,
+    "reads 25% of the time, else a coin": 0.0,
+    "two models 1 point(s) apart, 40 conversations": 0.0,
+    "two models 2 point(s) apart, 40 conversations": 1 / 3,
     "three annotators who read the person on 30% of items, else mostly a generic reading "
     "the models track": 1 / 3,
 }
-"""Planted positives whose stated power is below 1 (docs/third-party.md): the small run must
-reach this share of its seeds; every other planted positive, all of them."""
+"""Planted positives whose power the docs state below 1 (the power curve's low end: a slight
+bias, a model near chance, close models): the small run must reach this share of its seeds;
+every other planted positive, all of them."""
 
 
 def _rows(name: str) -> list[AuditRow]:
