@@ -99,7 +99,7 @@ def _agreement(study: ThirdPartySection) -> Table:
     return Table(
         "Third-party agreement with the participants, per task (95% bootstrap CI over "
         "conversations)",
-        ["labels (task)", "rater", "n", "metric", "value", "kappa", "items", "kappa within"],
+        ["labels (task)", "rater", "n", "metric", "value", "kappa", "items"],
         [
             [
                 f"{_LABEL_FIELDS.get(a.field, a.field)} ({_task(a.task)})",
@@ -109,7 +109,6 @@ def _agreement(study: ThirdPartySection) -> Table:
                 ci(a.value),
                 _kappa(a),
                 a.items or "-",
-                a.strata or "-",
             ]
             for a in sorted(study.agreement, key=_agreement_order)
         ],
@@ -117,9 +116,11 @@ def _agreement(study: ThirdPartySection) -> Table:
         "against the participant's with the model's metric (value), and chance-corrected where "
         "a chance level exists (kappa: Cohen's on categories; 'weighted': quadratic-weighted, on "
         "the 1-7 ratings and Q3's ordered options; items: what the kappa counts). The kappa's "
-        "chance agreement is computed within each item (kappa within), so a rater who answers "
-        "every item the same way, or always picks the reply shown earlier, scores 0. The "
-        "follow-up in one's own words has no fixed categories, so no kappa.",
+        "chance agreement is computed within each item (each PANAS item, binary question, Q1 "
+        "option or Four-Branch branch; each pair of replies and which of the two the page showed "
+        "earlier), so a rater who answers every item the same way, or always picks the reply "
+        "shown earlier, scores 0. The follow-up in one's own words has no fixed categories, so "
+        "no kappa.",
     )
 
 

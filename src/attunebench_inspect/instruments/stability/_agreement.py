@@ -245,10 +245,8 @@ def _collapse_verdict(given: int, share: float, texts: Sequence[str]) -> str:
     if given < MIN_COLLAPSE_DRAFTS:
         return cannot_decide(f"{given} rated draft(s); the rule needs {MIN_COLLAPSE_DRAFTS}")
     if texts and Counter(texts).most_common(1)[0][1] / len(texts) >= COLLAPSE_SHARE:
-        return cannot_decide(
-            f"the drafts do not vary ({len(set(texts))} distinct of {len(texts)}): one rating "
-            "for one draft is no collapse"
-        )
+        # One rating for one draft is the right answer, not a collapse.
+        return cannot_decide(f"the drafts do not vary ({len(set(texts))} distinct of {len(texts)})")
     return "collapsed" if share >= COLLAPSE_SHARE else "not collapsed"
 
 

@@ -196,6 +196,12 @@ def _judge_tables(report: StabilityReport) -> list[Table]:
         "-T allow_self_judge=true).",
         empty="No judged run in these logs.",
     )  # fmt: skip
+    silent = Table(
+        "Stability: judged runs without a judge answer to read",
+        ["mode", "model", "judges", "why"],
+        [[r.mode, r.model, ", ".join(r.judges.values()), r.judge_note] for r in judged
+         if r.judge_note],
+    )  # fmt: skip
     selves = [(r, role) for r in judged for role in r.self_judge]
     marked = Table(
         "Stability: self-judging",
@@ -203,24 +209,22 @@ def _judge_tables(report: StabilityReport) -> list[Table]:
         [[r.mode, r.model, role, r.judges[role], _self_judge(r, role)] for r, role in selves],
         "The draft metrics of these runs are judged by the evaluated model or its family.",
     )
-    return [agreement, leniency, *([marked] if selves else [])]
+    return [
+        agreement,
+        leniency,
+        *([silent] if silent.rows else []),
+        *([marked] if selves else []),
+    ]
 
 
 def _leniency_rows(judged: Sequence[RunStability]) -> list[list[Cell]]:
-    """Each judge of each run on each criterion; a run whose judges left nothing to read, with
-    the reason."""
+    """Each judge of each run on each criterion."""
     rows: list[list[Cell]] = [
         [r.mode, r.model, j.role, j.model, j.criterion, j.profile.drafts,
          number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
          j.profile.verdict, _self_judge(r, j.role)]
         for r in judged
         for j in r.judge_leniency
-    ]  # fmt: skip
-    rows += [
-        [r.mode, r.model, ", ".join(r.judges), ", ".join(r.judges.values()), "-", 0, "-", "-",
-         "-", r.judge_note, "-"]
-        for r in judged
-        if r.judge_note
     ]  # fmt: skip
     return rows
 
@@ -246,7 +250,8 @@ def _rank_tables(report: StabilityReport) -> list[Table]:
                     ]
                     for i, j in pairs
                 ],
-                f"{ranks.rule}; {ranks.resamples} replicates, {ranks.shared} conversations every "
+                f"{sentence(ranks.rule)}; {ranks.resamples} replicates, {ranks.shared} "
+                "conversations every "
                 "model has"
                 + ("" if ranks.epochs_resampled else " (one epoch: conversations only)")
                 + ".",
