@@ -1,4 +1,4 @@
-"""The stability figures a log can show, from a run's records (`stability_record.py`): point
+"""The stability figures a log can show, from a run's records (`_record.py`): point
 estimates only, cheap enough for Inspect to recompute as a run goes; the report adds their
 intervals and verdicts. Pure: no Inspect.
 

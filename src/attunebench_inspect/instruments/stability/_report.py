@@ -1,7 +1,7 @@
 """The report's stability analyses: per run, position (bias and consistency, beside the
 phrasing effect: does the answer follow the content?), reruns (test-retest) and the judge panel
 (agreement, leniency, collapse, self-judging); per mode, rank stability across models. The
-statistics are `score/stability`'s; this module only gathers a run's records for them."""
+statistics are this folder's pure modules; this module only gathers a run's records for them."""
 
 from __future__ import annotations
 
