@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 import numpy as np
 import pytest
+from bench.audit.stability import Chooser, coin, content, earlier, middle, mixture
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -28,50 +28,9 @@ PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAST = 300  # bootstrap resamples where only the verdict or the range is checked
 
-# A chooser gets (the two labels in label = display order, the labels' sources, the content
-# ranking of this comparison, a random source) and returns the winning label.
-Chooser = Callable[[str, str, dict[str, str], list[str], random.Random], str]
 
-
-def earlier(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """The suite's majority baseline: the schema's first option, the earlier label."""
-    return first
-
-
-def coin(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    return rng.choice((first, second))
-
-
-def middle(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """Content-blind, but drawn to the middle position."""
-    return "2" if "2" in (first, second) else coin(first, second, labels, rank, rng)
-
-
-def content(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """Reads the replies: the better one by a fixed ranking of this comparison."""
-    return first if rank.index(labels[first]) < rank.index(labels[second]) else second
-
-
-def mixture(other_share: float, base: Chooser = content, other: Chooser = earlier) -> Chooser:
-    """`base`, except that with probability `other_share` it answers as `other`."""
-
-    def choose(
-        first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-    ) -> str:
-        chooser = other if rng.random() < other_share else base
-        return chooser(first, second, labels, rank, rng)
-
-    return choose
-
-
+# The choosers (the two labels in display order, the labels' sources, the content ranking of the
+# comparison, a random source -> the winning label) are the verdict audit's.
 def choices_of(
     chooser: Chooser, *, conversations: int = 25, turns: int = 5, epochs: int = 2, seed: int = 0
 ) -> list[s.PairChoice]:
