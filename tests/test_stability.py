@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 import pytest
-from bench.audit.stability import Chooser, coin, content, earlier, middle, mixture
+from bench.audit.stability import Chooser, coin, content, earlier, middle, mixture, two_models
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -392,21 +392,6 @@ def test_rank_stability_of_a_clear_order_and_of_a_tie() -> None:
     assert np.isnan(np.diag(result.holds)).all()
 
 
-def _two_models(
-    seed: int, shift: float, conversations: int = 40
-) -> dict[str, dict[str, list[float]]]:
-    """Two models over shared conversations (a shared difficulty, SD 10), 2 epochs each (rerun
-    SD 4); b is `shift` points better."""
-    rng = np.random.default_rng(seed)
-    difficulty = rng.normal(50, 10, size=conversations)
-    return {
-        model: {
-            f"c{i}": list(d + offset + rng.normal(0, 4, size=2)) for i, d in enumerate(difficulty)
-        }
-        for model, offset in (("a", 0.0), ("b", shift))
-    }
-
-
 def test_rank_settled_rate_of_equal_and_of_separated_models() -> None:
     """Over 60 seeds: equal models are called settled at about the rule's 5% (conservative
     with the epochs resampled too); models 3 points apart nearly always. Hand: a model's
@@ -418,7 +403,7 @@ def test_rank_settled_rate_of_equal_and_of_separated_models() -> None:
         return sum(
             bool(
                 s.rank_stability(
-                    _two_models(seed, shift),
+                    two_models(seed, shift),
                     resamples=500,
                     seed=seed,
                     resample_epochs=resample_epochs,
