@@ -5,13 +5,18 @@ the log's figures hold at every point of a run (Inspect recomputes them after ea
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from inspect_ai import eval
 
+from attunebench_inspect import attunebench
+from attunebench_inspect._suite.report import build_report
 from attunebench_inspect._util.verdict import is_abstention
 from attunebench_inspect.data._split import comparison_key
 from attunebench_inspect.instruments import stability as s
@@ -155,3 +160,33 @@ def test_a_pilot_of_any_shape(
     if reason is None:
         rows = s.plan(2.0, s.variances_from_pilot(a, b), max_epochs=2)
         assert all(r.conversations is None or r.conversations >= 2 for r in rows)
+
+
+def test_a_run_of_one_conversation_of_one_turn_ends_in_success_and_abstains(
+    conversation_raw: dict[str, object], tmp_path: Path
+) -> None:
+    """Through Inspect (which computes the stability metric after every sample) and the
+    report: one conversation of one turn, two epochs, a panel of two judges."""
+    raw = dict(conversation_raw)
+    raw["turns"] = list(raw["turns"])[:1]  # type: ignore[call-overload]
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "one.json").write_text(json.dumps(raw), encoding="utf-8")
+    [log] = eval(
+        attunebench(data=str(data)),
+        model="attunebench/random",
+        model_roles={"judge": "attunebench/random", "judge_2": "attunebench/majority"},
+        epochs=2,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    assert log.status == "success"
+    [run] = build_report([tmp_path / "logs"], resamples=FEW).stability
+    said = [
+        run.position_bias.verdict,
+        run.position_consistency.verdict,
+        run.test_retest.reading,
+        *(a.agreement.reading for a in run.judge_agreement),
+        *(j.profile.verdict for j in run.judge_leniency),
+    ]
+    assert said and all(is_abstention(v) for v in said), said
