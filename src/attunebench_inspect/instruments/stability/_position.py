@@ -222,21 +222,18 @@ def position_bias(
       one Bernoulli(1/2) trial, so the count is Binomial(n, 1/2) with no approximation;
     - Pearson's chi-square (`scipy.stats.chisquare`, Pearson 1900) over the displayed pairs of
       positions ((1,2), (1,3), (2,3)), each pair's earlier and later counts against n/2, with one
-      degree of freedom per pair (ddof = pairs - 1: each pair's total is fixed). Unlike the
-      binomial test it also sees a preference for the middle position, which leaves the
-      earlier share at 1/2; the verdict uses it.
+      degree of freedom per pair (ddof = pairs - 1). Unlike the binomial test it also sees a
+      preference for the middle position (earlier share 1/2); the verdict uses it.
     Comparisons of one call share one shuffle and a transitive chooser's answers in it are
     dependent, so the tests' level is only nominal; hence the stricter BIAS_ALPHA, the BIAS_MARGIN
     on the effect, and CIs from a bootstrap over conversations (which respects the dependence).
-    Every call is shuffled anew, so the test needs choices, not conversations: MIN_COMPARISONS.
-    Position bias in LLM judges: Zheng et al. 2023 (MT-Bench, "Judging LLM-as-a-judge"),
-    Wang et al. 2023 ("Large language models are not fair evaluators"), Shi et al. 2024
-    ("Judging the judges: a systematic study of position bias in LLM-as-a-judge").
+    Position bias in LLM judges: Zheng et al. 2023 (MT-Bench), Wang et al. 2023 ("Large
+    language models are not fair evaluators"), Shi et al. 2024 ("Judging the judges").
 
     Rule (RULES["position_bias"]): "position-biased" when the chi-square's p < BIAS_ALPHA and
     the largest deviation (earlier share from 1/2, or a position's share from its expectation)
-    is >= BIAS_MARGIN; "cannot decide" under MIN_COMPARISONS choices; else "no position bias
-    found". Measured false-verdict rate and power: bench/audit/stability.py, docs/stability.md.
+    is >= BIAS_MARGIN; "cannot decide" under MIN_COMPARISONS choices (every call is shuffled
+    anew: the test needs choices, not conversations); else "no position bias found".
     """
     count = len(choices)
     if count == 0:
