@@ -13,11 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from bench.audit.reannotation import constant, draw, position_constant
 
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._util.bootstrap import Interval
 from attunebench_inspect.data._codebook import Codebook
+from attunebench_inspect.instruments.reannotation._agreement import informed
+from attunebench_inspect.instruments.reannotation._separability import LABELLED, reviewers_test
+from attunebench_inspect.instruments.reannotation._tasks import TaskScores
 from tests.third_party_world import World, answer_file, oracle, planted_models
 
 CONVERSATIONS = 12
@@ -142,3 +147,28 @@ def test_one_annotator_counts_once_however_its_files_are_named(
         assert found["notes"] == [f"{files[1]}: the same answers of ann "
                                   f"{'given more than once' if files[1] == file else f'as {file}'}"
                                   "; counted once"]  # fmt: skip
+
+
+def test_the_rows_without_a_run() -> None:
+    """The table's rows on task values alone: fewer than 3 models, fewer than 10 conversations,
+    fewer than 2 tasks, no pair separable under self labels."""
+    rng = np.random.default_rng(0)
+
+    def scores(models: int, conversations: int, tasks: int, planted: bool = False) -> TaskScores:
+        shape = (models, tasks, conversations)
+        own = rng.normal(0, 1, shape) + (np.arange(models)[:, None, None] if planted else 0)
+        names = LABELLED[:tasks]
+        ids = tuple(f"c{i}" for i in range(conversations))
+        return TaskScores(tuple(f"m{i}" for i in range(models)), names, ids, own, own.copy())
+
+    every = {t: informed(t, {"f": Interval(0.5, 0.3, 0.7, 30)}) for t in LABELLED}
+    assert reviewers_test(scores(2, 30, 3), every).verdict.startswith("cannot decide: 2 model(s)")
+    assert reviewers_test(scores(6, 9, 3), every).verdict == (
+        "cannot decide: too little data: 9 shared conversation(s); the rule needs at least 10"
+    )
+    assert reviewers_test(scores(6, 30, 1), every).verdict == (
+        "cannot decide: 1 task(s) with values for these models"
+    )
+    assert reviewers_test(scores(6, 400, 3, planted=True), every).verdict.startswith(
+        "cannot decide: no pair of tasks is separable under self labels"
+    )
