@@ -137,7 +137,7 @@ def _judge_note(table: RunTable, records: Sequence[StabilityRecord], judged: boo
     if failures > 0 or any(r.drafts for r in records):
         return (
             "no judge answer could be used: every judge call failed to parse or came back "
-            f"empty ({failures:g} judge_parse_failures)"
+            "empty (the run's judge_parse_failures)"
         )
     return "no draft to judge: the model wrote no usable draft (its draft calls failed)"
 
