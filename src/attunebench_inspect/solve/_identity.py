@@ -46,6 +46,11 @@ _STEM_MAKERS = {
     "phi": "microsoft",
 }
 """A family stem's maker, for providers that do not name it (azureai/gpt-4o, ollama/llama3)."""
+_FINE_TUNE = re.compile(r"^ft:(?P<base>[^:]+):|^(?P<legacy>[^:]+):ft-")
+"""A fine-tune's name and the model it was made from: OpenAI's and Mistral's
+`ft:<base>:<org>:<suffix>:<id>`, OpenAI's legacy `<base>:ft-<org>-<date>`."""
+_TIER_WORDS = {"open"}
+"""Leading words of a model id that name a tier, not a family (Mistral's `open-mistral-7b`)."""
 _SNAPSHOT = re.compile(r"(@.*|-v\d+(:\d+)?|-latest|-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4})$")
 _BEDROCK_PREFIX = re.compile(r"^(?:[a-z]{2}\.)?([a-z-]+)\.(?=[a-z])")
 
@@ -57,7 +62,9 @@ class ModelIdentity:
     model: str
     """The model id without route, maker prefix or snapshot suffix."""
     family: str
-    """The model id's leading letters."""
+    """The model id's leading letters (a fine-tune's: those of the model it was made from)."""
+    base: str = ""
+    """For a fine-tune, the model it was made from (snapshot stripped); else empty."""
 
 
 def model_identity(name: str) -> ModelIdentity:
@@ -73,11 +80,15 @@ def model_identity(name: str) -> ModelIdentity:
       4-digit snapshot (`-0613`). So gpt-4o-2024-08-06 -> gpt-4o, claude-3-5-sonnet@20240620 ->
       claude-3-5-sonnet; claude-opus-4-6 stays (single-digit version parts are a version, not a
       snapshot);
-    - family: the model's first word's leading letters, after a leading maker word (`Meta-Llama-
-      3.1-70B` -> llama): gpt-4o, gpt-4.1-mini, gpt-5 -> gpt; o1, o3-mini -> o; claude-opus-4-6,
-      claude-3-5-sonnet -> claude; gemini-2.5-pro -> gemini; llama3.1:8b -> llama. Versions,
-      sizes and tiers (mini, opus, 70b) never change the family: it is deliberately broad, since
-      a judge favours its own family's writing (Panickssery et al. 2024).
+    - family: the model's first word's leading letters, after a leading maker or tier word
+      (`Meta-Llama-3.1-70B` -> llama, `open-mistral-7b` -> mistral): gpt-4o, gpt-4.1-mini, gpt-5
+      -> gpt; o1, o3-mini -> o; claude-opus-4-6, claude-3-5-sonnet -> claude; gemini-2.5-pro ->
+      gemini; llama3.1:8b -> llama. Versions, sizes and tiers (mini, opus, 70b) never change the
+      family: it is deliberately broad, since a judge favours its own family's writing
+      (Panickssery et al. 2024);
+    - a fine-tune (`ft:gpt-4o-mini-2024-07-18:org::id`, `davinci:ft-org-2023-01-01`) keeps its
+      whole name as its model (it is not its base) and takes its family from its base
+      (`base`): a fine-tune of gpt-4o-mini is of the gpt family.
     """
     segments = name.lower().split("/")
     provider, route, last = segments[0], segments[1:-1], segments[-1]
@@ -85,11 +96,13 @@ def model_identity(name: str) -> ModelIdentity:
     prefix_maker = _MAKER_ALIASES.get(bedrock.group(1)) if bedrock else None
     if prefix_maker:
         last = last[bedrock.end() :] if bedrock else last
-    model = last
-    while (stripped := _SNAPSHOT.sub("", model)) != model and stripped:
-        model = stripped
-    words = [w for w in re.split(r"[-_.:\s]", model) if w]
-    if len(words) > 1 and words[0] in _MAKER_ALIASES:
+    tuned = _FINE_TUNE.match(last)
+    base = _stripped(tuned.group("base") or tuned.group("legacy")) if tuned else ""
+    model = last if tuned else _stripped(last)
+    words = [w for w in re.split(r"[-_.:\s]", base or model) if w]
+    # A maker's name that is not itself a family (Meta-Llama, but not mistral-large).
+    leading = words[0] in _MAKER_ALIASES and words[0] not in _STEM_MAKERS
+    if len(words) > 1 and (leading or words[0] in _TIER_WORDS):
         words = words[1:]
     first = words[0] if words else model
     letters = re.match(r"[a-z]+", first)
@@ -98,7 +111,14 @@ def model_identity(name: str) -> ModelIdentity:
         (_MAKER_ALIASES[s] for s in route if s in _MAKER_ALIASES),
         _MAKER_ALIASES.get(provider) or prefix_maker or _STEM_MAKERS.get(family),
     )
-    return ModelIdentity(maker, model, family)
+    return ModelIdentity(maker, model, family, base)
+
+
+def _stripped(model: str) -> str:
+    """A model id without its snapshot suffixes (`-2024-08-06`, `@20240620`, `-latest`...)."""
+    while (stripped := _SNAPSHOT.sub("", model)) != model and stripped:
+        model = stripped
+    return model
 
 
 def self_judge(evaluated: str, judge: str) -> SelfJudge | None:
@@ -114,8 +134,9 @@ def self_judge(evaluated: str, judge: str) -> SelfJudge | None:
     Same family: the same family and makers that agree or are unknown:
     anthropic/claude-opus-4-6 vs anthropic/claude-opus-4-7 or anthropic/claude-sonnet-4-5,
     openai/gpt-4o vs openai/gpt-4o-mini, google/gemini-2.5-pro vs openrouter/google/gemini-2.0-
-    flash. Not related: openai/gpt-4o vs openai/o3 (families gpt and o), openai/gpt-4o vs
-    anthropic/claude-opus-4-6, a family of the same name from two known makers.
+    flash, a fine-tune and its base (openai/ft:gpt-4o-mini-2024-07-18:org::id vs
+    openai/gpt-4o-mini). Not related: openai/gpt-4o vs openai/o3 (families gpt and o),
+    openai/gpt-4o vs anthropic/claude-opus-4-6, a family of the same name from two known makers.
     """
     a, b = model_identity(evaluated), model_identity(judge)
     if a.maker is not None and b.maker is not None and a.maker != b.maker:

@@ -6,7 +6,7 @@ model each, numbered from 2 without gaps): every draft is judged by each, in tha
 order breaks ties in the panel's answers (score/_panel.py). Without `judge` no
 draft is judged, never by the model under test (`get_model(role=...)` would fall back to it).
 
-A judge that is the evaluated model, or of its family from the same maker (`identity.py`), is
+A judge that is the evaluated model, or of its family from the same maker (`_identity.py`), is
 said in one line at the start of the run and recorded in the task metadata, unless the task
 parameter `allow_self_judge` says it is meant.
 """

@@ -98,13 +98,24 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
 def pairwise_labels(
     seed: int, conversation_id: str, turn: int, epoch: int = 1
 ) -> dict[str, ResponseSource]:
-    """Neutral label -> source, in a seeded order per conversation, turn and epoch. Epoch 1's
-    seed is that of task version 3-A, which had one order for every epoch, so epoch 1 shows
-    what it showed; epoch k > 1 adds k to the seed, so a model that picks by position cannot
-    pick the same reply in every epoch."""
+    """Neutral label -> source, in a seeded order per conversation and turn that the epochs
+    walk through evenly. Epoch 1's order is the seeded shuffle of task version 3-A, which had
+    one order for every epoch, so epoch 1 shows what it showed. Epochs 1-6 then show each of
+    the six orders of three replies once, and epoch k > 6 repeats epoch k - 6: epoch 2 reverses
+    epoch 1, epoch 3 rotates it (by one place or two, seeded), epoch 4 reverses epoch 3, epoch 5
+    is the other rotation and epoch 6 its reverse. So every two epochs (1-2, 3-4, 5-6) show every
+    pair of replies both ways round (a model that picks by position cannot pick the same reply
+    twice, and position consistency gets a swap from every comparison), and every three put
+    each reply once in each position."""
     order = list(SOURCES)
     seeded = f"{seed}/{conversation_id}/{turn}"
-    random.Random(seeded if epoch == 1 else f"{seeded}/{epoch}").shuffle(order)
+    random.Random(seeded).shuffle(order)
+    step = (epoch - 1) % 6
+    first_rotation = random.Random(f"{seeded}/rotation").choice((1, 2))
+    rotation = (0, first_rotation, 3 - first_rotation)[step // 2]
+    order = order[rotation:] + order[:rotation]
+    if step % 2:
+        order.reverse()
     return {str(i + 1): source for i, source in enumerate(order)}
 
 

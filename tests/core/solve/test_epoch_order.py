@@ -22,7 +22,7 @@ from tests.conftest import FIXTURES
 EPOCH_1 = FIXTURES / "epoch1_requests.json"
 """The SHA-256 of every request of a one-epoch run of the first bundled conversation (judge
 bound), recorded from the solver of task version 3-A (commit f0b3c1c) before per-epoch orders
-existed: `python -m tests.test_epoch_order` wrote it."""
+existed: `python -m tests.core.solve.test_epoch_order` wrote it."""
 
 
 def request_hash(record: RequestRecord) -> str:

@@ -30,21 +30,14 @@ from attunebench_inspect.data._split import (
     VisibleConversation,
     VisibleTurn,
 )
-from attunebench_inspect.instruments.reannotation._analysis import (
-    POOLED,
-    TaskScores,
-    agreement,
-    excluded_from_ranking,
-    kappa,
-    reviewers_test,
-    spearman_rows,
-)
+from attunebench_inspect.instruments.reannotation._agreement import POOLED, agreement
 from attunebench_inspect.instruments.reannotation._consensus import (
     CONSENSUS,
     consensus,
     consensus_all,
     ties_of,
 )
+from attunebench_inspect.instruments.reannotation._kappa import kappa
 from attunebench_inspect.instruments.reannotation._labels import (
     LabelSet,
     load_third_party,
@@ -52,6 +45,11 @@ from attunebench_inspect.instruments.reannotation._labels import (
 )
 from attunebench_inspect.instruments.reannotation._power import consensus_reliability, rates
 from attunebench_inspect.instruments.reannotation._rescore import rescore_pair
+from attunebench_inspect.instruments.reannotation._separability import (
+    reviewers_test,
+    spearman_rows,
+)
+from attunebench_inspect.instruments.reannotation._tasks import TaskScores, excluded_from_ranking
 from attunebench_inspect.solve._call_record import CallRecord
 from attunebench_inspect.solve._predictions import Records, Walk
 from attunebench_inspect.solve._solver import pairwise_labels
@@ -568,10 +566,12 @@ def test_a_winner_outside_the_comparisons_labels_points_at_another_task_version(
 
 
 def test_two_files_claiming_the_same_annotator(world: World, tmp_path: Path) -> None:
-    cid = sorted(world.visible)[0]
-    answers = {cid: _one_conversation(world, cid)}
+    first_id, second_id = sorted(world.visible)[:2]
+    answers = {first_id: _one_conversation(world, first_id)}
     first = answer_file(tmp_path / "one.json", "alice", answers, world.codebook)
-    second = answer_file(tmp_path / "two.json", "alice", answers, world.codebook)
+    # Other answers under the same name (the same answers count once: the duplicates' tests).
+    other = {second_id: _one_conversation(world, second_id)}
+    second = answer_file(tmp_path / "two.json", "alice", other, world.codebook)
     third = world.read([first, second])
     assert third.problems == (
         f"{second}: annotator: found alice, as in {first}; expected one file per annotator "
@@ -698,9 +698,10 @@ def test_agreement_is_perfect_for_the_participant_and_chance_for_a_random_reader
         perfect, chance = rows[("mirror", field)], rows[("random", field)]
         assert perfect.value.estimate == 1.0 and perfect.corrected.estimate == pytest.approx(1.0)
         # With one Q3 answer per conversation a random reader's kappa spreads widely (SD 0.21
-        # over 200 seeds at 25 items): only the fields with many items are checked for it.
+        # over 200 seeds at 25 items): only the fields with many items are checked for it. How
+        # often its interval leaves 0 over seeds: bench/audit/reannotation.py.
         if chance.items >= 500:
-            assert chance.corrected.low < 0 < chance.corrected.high, field
+            assert abs(chance.corrected.estimate) < 0.1, field
         assert chance.value.estimate < 0.8 and chance.items > 0
     assert rows[("random", "q3_follow_up")].coefficient is None
     assert rows[("random", "q3_follow_up")].corrected == EMPTY
@@ -725,21 +726,22 @@ def _scores(models: int, conversations: int, seed: int = 0) -> TaskScores:
 
 
 def test_no_verdict_with_too_few_models_or_conversations_or_nothing_separable() -> None:
-    two = reviewers_test(_scores(2, 50))
-    assert two.verdict == "no verdict"
-    assert two.reading == (
-        "no verdict: 2 model(s); a rank correlation between task rankings needs at least 3 (with "
-        "2 every rho is +1 or -1)"
+    two = reviewers_test(_scores(2, 50), {})
+    assert (
+        two.verdict
+        == two.reading
+        == (
+            "cannot decide: 2 model(s); a rank correlation between task rankings needs at least 3 "
+            "(with 2 every rho is +1 or -1)"
+        )
     )
-    few = reviewers_test(_scores(5, 9))
+    few = reviewers_test(_scores(5, 9), {})
     assert few.reading == (
-        "no verdict: too little data: 9 shared conversation(s); the rule needs at least 10"
+        "cannot decide: too little data: 9 shared conversation(s); the rule needs at least 10"
     )
     # Every task ranks the models in the same (planted) order: nothing separable to test.
-    same = reviewers_test(_scores(6, 400))
-    assert same.verdict == "no verdict" and same.reading.startswith(
-        "no verdict: no pair of tasks is separable under self labels"
-    )
+    same = reviewers_test(_scores(6, 400), {})
+    assert same.verdict.startswith("cannot decide: no pair of tasks is separable under self labels")
     assert all(p.status == "not separable under self labels" for p in same.pairs)
 
 
@@ -759,9 +761,8 @@ def test_noisy_third_party_labels_are_undecided_not_a_default_verdict() -> None:
         own,
         third,
     )
-    test = reviewers_test(scores)
-    assert test.verdict == "undecided"
-    assert test.reading.startswith("undecided: too little data: ")
+    test = reviewers_test(scores, {})
+    assert test.verdict.startswith("cannot decide: too little data: ")
 
 
 def test_baselines_and_human_runs_are_not_ranked() -> None:
@@ -782,4 +783,4 @@ def test_consensus_reliability_by_hand() -> None:
 
 def test_the_simulation_gives_rates_that_sum_to_one() -> None:
     found = rates("generic", 5, 20, 3, replications=4, resamples=200)
-    assert found.holds + found.depends + found.undecided + found.no_verdict == pytest.approx(1)
+    assert found.holds + found.depends + found.cannot_decide == pytest.approx(1)

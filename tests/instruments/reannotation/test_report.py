@@ -4,7 +4,6 @@ models of known behaviour, answer files of annotators of known behaviour, then `
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
@@ -23,8 +22,8 @@ from attunebench_inspect._suite.dataframes import third_party_df
 from attunebench_inspect._suite.render import charts, to_html
 from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data._codebook import Codebook
-from attunebench_inspect.instruments.reannotation._analysis import RULE
 from attunebench_inspect.instruments.reannotation._labels import NOT_COVERED_METRICS
+from attunebench_inspect.instruments.reannotation._separability import RULE
 from attunebench_inspect.solve._predictions import Records
 from attunebench_inspect.solve._schemas import call_of
 from attunebench_inspect.solve._solver import pairwise_labels
@@ -43,6 +42,15 @@ from tests.third_party_world import (
     planted_models,
 )
 
+MIXED = {
+    f"x{j}": (
+        dict.fromkeys((*LABEL_TASKS, "post"), 0.3),
+        dict.fromkeys((*LABEL_TASKS, "post"), 0.7),
+    )
+    for j in range(3)
+}
+"""Three annotators who give the participant's own label on 30% of items, else the generic
+reading on 70% of the rest: they read the person above chance, and share a generic reading."""
 CONVERSATIONS = 12
 """The shortest bundled conversations: enough for every verdict of the proof (checked with the
 pure functions at 10, 12, 15 and 25), and quick to run."""
@@ -64,6 +72,7 @@ class Study:
     """A model that reads the person and one that gives the generic reading."""
     faithful: list[Path]
     generic: list[Path]
+    mixed: list[Path]
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +94,7 @@ def study(tmp_path_factory: pytest.TempPathFactory, codebook: Codebook) -> Study
         root / "readers",
         [world.annotator(answers, name, *p) for name, p in FAITHFUL.items()],
         [world.annotator(answers, name, *p) for name, p in GENERIC.items()],
+        [world.annotator(answers, name, *p) for name, p in MIXED.items()],
     )
 
 
@@ -127,25 +137,46 @@ def test_a_separability_holds_when_outsiders_read_what_participants_read(
     assert found["third_party"]["rule"] == RULE
 
 
-def test_b_separability_depends_on_self_annotation_when_outsiders_give_a_generic_reading(
+def test_b_separability_depends_on_self_annotation_when_outsiders_share_a_generic_reading(
     study: Study, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The same six logs, now against three annotators who give a generic reading (the models
-    track it, each to its own degree): the label tasks' rankings converge under third-party
-    labels, and the report reads that separability depends on self-annotation. The judge's
-    ratings read no label: judged response quality keeps its ranking."""
-    code, found, _ = _report(capsys, study.logs, "--third-party", *study.generic)
+    """The same six logs, now against three annotators who read the person above chance (30% of
+    items) but mostly give a generic reading the models track, each to its own degree: the label
+    tasks' rankings converge under third-party labels, and the report reads that separability
+    depends on self-annotation. The judge's ratings read no label: judged response quality keeps
+    its ranking."""
+    code, found, _ = _report(capsys, study.logs, "--third-party", *study.mixed)
     assert code == 0
     test = _mode(found)["test"]
     assert test["verdict"] == "separability depends on self-annotation", test["reading"]
+    assert all(test["information"][t]["informative"] for t in LABEL_TASKS), test["information"]
     status = {tuple(p["tasks"]): p["status"] for p in test["pairs"]}
     converging = {p for p, s in status.items() if s == "converges"}
     assert converging and all(set(p) <= set(LABEL_TASKS) for p in converging)
-    assert {s for p, s in status.items() if "judged_response_quality" in p} == {"stays separable"}
-    third = {tuple(p["tasks"]): p["third"]["estimate"] for p in test["pairs"]}
-    assert all(third[p] >= 0.7 for p in itertools.combinations(LABEL_TASKS, 2))
+    assert "converges" not in {s for p, s in status.items() if "judged_response_quality" in p}
     assert all(p["own"]["high"] < 0.7 for p in test["pairs"])
     assert test["reading"].startswith("separability depends on self-annotation: ")
+
+
+def test_b_outsiders_who_read_nothing_of_the_person_cannot_decide(
+    study: Study, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Annotators who give only a generic reading (the consensus's kappa with the participants at
+    chance): however the rankings move under their labels, the test cannot decide, and says
+    which tasks their labels carry no information about."""
+    code, found, _ = _report(capsys, study.logs, "--third-party", *study.generic)
+    assert code == 0
+    test = _mode(found)["test"]
+    assert test["verdict"].startswith(
+        "cannot decide: the third-party labels carry no information about "
+    ), test["reading"]
+    assert not any(test["information"][t]["kappas"] == {} for t in LABEL_TASKS)
+    assert {p["status"] for p in test["pairs"]} <= {
+        "no information",
+        "not separable under self labels",
+        "stays separable",
+        "undecided",
+    }
 
 
 def test_c_a_model_that_reads_the_person_has_a_positive_self_specific_gain(
@@ -164,10 +195,13 @@ def test_c_a_model_that_reads_the_person_has_a_positive_self_specific_gain(
         assert gains[("mockllm/generic", task)]["high"] < 0
         assert gains[("mockllm/reader", task)]["n"] == CONVERSATIONS
     assert "judged_response_quality" not in {task for _, task in gains}  # no judge ran
-    assert mode["test"]["verdict"] == "no verdict"
-    assert mode["test"]["reading"] == (
-        "no verdict: 2 model(s); a rank correlation between task rankings needs at least 3 "
-        "(with 2 every rho is +1 or -1)"
+    assert (
+        mode["test"]["verdict"]
+        == mode["test"]["reading"]
+        == (
+            "cannot decide: 2 model(s); a rank correlation between task rankings needs at least 3 "
+            "(with 2 every rho is +1 or -1)"
+        )
     )
 
 
@@ -346,7 +380,7 @@ def test_bad_third_party_input_gets_one_located_line_each(
     ]
     assert found["third_party"]["labelled"] == 1 and _mode(found)["conversations"] == 1
     assert _mode(found)["test"]["reading"] == (
-        "no verdict: too little data: 1 shared conversation(s); the rule needs at least 10"
+        "cannot decide: too little data: 1 shared conversation(s); the rule needs at least 10"
     )
 
 
@@ -427,7 +461,7 @@ def test_a_bad_identities_file_or_a_stray_option_is_one_line(
 
 @pytest.fixture(scope="module")
 def generic_report(study: Study) -> Report:
-    return build_report([study.logs], third_party=study.generic, resamples=int(RESAMPLES))
+    return build_report([study.logs], third_party=study.mixed, resamples=int(RESAMPLES))
 
 
 def test_the_third_party_figure_shows_both_matrices_and_every_models_scores(
@@ -482,4 +516,6 @@ def test_the_third_party_section_fits_1280_px_in_chromium(
     assert scroll_width <= 1280
     assert figure[0] and figure[1] <= 1280
     section = [(title, whole) for title, whole in tables if title.startswith(ours)]
-    assert len(section) == 7 and all(whole for _, whole in section), section
+    # Seven tables, the consensus ties' (the mixed annotators split votes) and the information
+    # condition's.
+    assert len(section) == 9 and all(whole for _, whole in section), section

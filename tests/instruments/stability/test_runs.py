@@ -79,7 +79,8 @@ def choosers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     root = tmp_path_factory.mktemp("choosers")
     data = root / "data"
     data.mkdir()
-    for file in sorted(BUNDLED.glob("*.json"))[:6]:
+    # Ten conversations: the verdicts read on an interval over conversations need ten.
+    for file in sorted(BUNDLED.glob("*.json"))[:10]:
         (data / file.name).write_bytes(file.read_bytes())
     from attunebench_inspect.data import load_codebook
 
@@ -139,6 +140,7 @@ def test_the_report_json_carries_each_runs_stability_and_the_rank_stability(
         "attunebench/majority",
     ]
     assert ranks["settled"][0][1] is True and ranks["holds"][0][1] == 1.0
+    assert ranks["verdicts"][0][1] == "settled" and ranks["shared"] == 10
     for run in report["stability"]:
         for key in ("position_bias", "position_consistency", "test_retest", "judge_agreement"):
             assert key in run
@@ -363,12 +365,13 @@ def test_plan_reads_a_pilot_of_two_runs_with_two_epochs(
         capsys,
         ["plan", "--pilot", str(choosers[0]), "--difference", "3", "--max-epochs", "2"],
     )
-    assert "pilot attunebench/majority - mockllm/reader (default, 6 shared conversations)" in out
+    assert "pilot attunebench/majority - mockllm/reader (default, 10 shared conversations)" in out
     assert "observed difference A - B" in out
     one_epoch_logs = choosers[0].parent / "one"
     _run(choosers[0].parent / "data", "attunebench/majority", one_epoch_logs)
     _run(choosers[0].parent / "data", "attunebench/random", one_epoch_logs)
-    assert main(["plan", "--pilot", str(one_epoch_logs), "--difference", "3"]) == 2
-    assert "expected at least 2 to estimate the within-conversation variance" in (
-        capsys.readouterr().err
+    # One epoch measures no rerun variance: the plan cannot decide, and says why.
+    assert main(["plan", "--pilot", str(one_epoch_logs), "--difference", "3"]) == 0
+    assert "cannot decide: a pilot of 1 epoch: the rerun variance needs 2 or more" in (
+        capsys.readouterr().out
     )

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
 import numpy as np
 import pytest
+from bench.audit.stability import Chooser, coin, content, earlier, middle, mixture, two_models
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -28,50 +28,9 @@ PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAST = 300  # bootstrap resamples where only the verdict or the range is checked
 
-# A chooser gets (the two labels in label = display order, the labels' sources, the content
-# ranking of this comparison, a random source) and returns the winning label.
-Chooser = Callable[[str, str, dict[str, str], list[str], random.Random], str]
 
-
-def earlier(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """The suite's majority baseline: the schema's first option, the earlier label."""
-    return first
-
-
-def coin(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    return rng.choice((first, second))
-
-
-def middle(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """Content-blind, but drawn to the middle position."""
-    return "2" if "2" in (first, second) else coin(first, second, labels, rank, rng)
-
-
-def content(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """Reads the replies: the better one by a fixed ranking of this comparison."""
-    return first if rank.index(labels[first]) < rank.index(labels[second]) else second
-
-
-def mixture(other_share: float, base: Chooser = content, other: Chooser = earlier) -> Chooser:
-    """`base`, except that with probability `other_share` it answers as `other`."""
-
-    def choose(
-        first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-    ) -> str:
-        chooser = other if rng.random() < other_share else base
-        return chooser(first, second, labels, rank, rng)
-
-    return choose
-
-
+# The choosers (the two labels in display order, the labels' sources, the content ranking of the
+# comparison, a random source -> the winning label) are the verdict audit's.
 def choices_of(
     chooser: Chooser, *, conversations: int = 25, turns: int = 5, epochs: int = 2, seed: int = 0
 ) -> list[s.PairChoice]:
@@ -218,9 +177,13 @@ def test_position_bias_false_positive_rate_and_power() -> None:
 
 
 def test_position_bias_without_enough_data() -> None:
-    assert s.position_bias([], resamples=FAST).verdict == "too little data"
+    assert s.position_bias([], resamples=FAST).verdict == (
+        "cannot decide: 0 choice(s); the rule needs 30"
+    )
     few = [_choice("a", (1, 2), True) for _ in range(10)]
-    assert s.position_bias(few, resamples=FAST).verdict == "too little data"
+    assert s.position_bias(few, resamples=FAST).verdict == (
+        "cannot decide: 10 choice(s); the rule needs 30"
+    )
 
 
 # --- 2. position consistency --------------------------------------------------------------------
@@ -246,7 +209,7 @@ def test_position_consistency_hand_checked() -> None:
     # Earlier shares: (1,2) 1/1, (1,3) 0/1, (2,3) 0/1. Chance of swap 1: q=1 at (1,2), q=0 at
     # (1,3): 1*(1-0) + 0*0 = 1. Swap 2: q=0 at (1,3), q=0 at (2,3): 0*1 + 1*0 = 0. Mean 1/2.
     assert result.chance == pytest.approx(0.5)
-    assert result.verdict == "too little data"  # 2 swaps < 30
+    assert result.verdict == "cannot decide: 2 swapped pair(s); the rule needs 30"
 
 
 def test_consistency_of_known_choosers() -> None:
@@ -294,7 +257,10 @@ def test_consistency_false_positive_rate_and_power() -> None:
 
 def test_consistency_needs_two_epochs() -> None:
     result = s.position_consistency(choices_of(content, epochs=1), resamples=FAST)
-    assert (result.verdict, result.epochs) == ("too few epochs", 1)
+    assert (result.verdict, result.epochs) == (
+        "cannot decide: 1 epoch(s); swaps need 2 or more",
+        1,
+    )
     assert math.isnan(result.consistency.estimate) and math.isnan(result.chance)
 
 
@@ -379,12 +345,21 @@ def test_retest_reliability_and_spread() -> None:
 
 def test_retest_reliability_without_enough_data() -> None:
     one = s.retest_reliability({f"c{i}": [50.0] for i in range(10)})
-    assert (one.icc, one.reading) == (None, "too few epochs")
+    assert (one.icc, one.reading) == (
+        None,
+        "cannot decide: 1 epoch(s); test-retest needs 2 or more",
+    )
     assert math.isnan(one.spread_sd)
     few = s.retest_reliability({f"c{i}": [50.0 + i, 51.0 + i] for i in range(3)})
-    assert (few.icc, few.reading) == (None, "too few conversations")
+    assert (few.icc, few.reading) == (
+        None,
+        "cannot decide: 3 conversation(s) with a Composite in every epoch; the ICC needs 5",
+    )
     empty = s.retest_reliability({})
-    assert (empty.epochs, empty.reading) == (0, "too few epochs")
+    assert (empty.epochs, empty.reading) == (
+        0,
+        "cannot decide: 0 epoch(s); test-retest needs 2 or more",
+    )
 
 
 def test_koo_li_bands() -> None:
@@ -417,21 +392,6 @@ def test_rank_stability_of_a_clear_order_and_of_a_tie() -> None:
     assert np.isnan(np.diag(result.holds)).all()
 
 
-def _two_models(
-    seed: int, shift: float, conversations: int = 40
-) -> dict[str, dict[str, list[float]]]:
-    """Two models over shared conversations (a shared difficulty, SD 10), 2 epochs each (rerun
-    SD 4); b is `shift` points better."""
-    rng = np.random.default_rng(seed)
-    difficulty = rng.normal(50, 10, size=conversations)
-    return {
-        model: {
-            f"c{i}": list(d + offset + rng.normal(0, 4, size=2)) for i, d in enumerate(difficulty)
-        }
-        for model, offset in (("a", 0.0), ("b", shift))
-    }
-
-
 def test_rank_settled_rate_of_equal_and_of_separated_models() -> None:
     """Over 60 seeds: equal models are called settled at about the rule's 5% (conservative
     with the epochs resampled too); models 3 points apart nearly always. Hand: a model's
@@ -443,7 +403,7 @@ def test_rank_settled_rate_of_equal_and_of_separated_models() -> None:
         return sum(
             bool(
                 s.rank_stability(
-                    _two_models(seed, shift),
+                    two_models(seed, shift),
                     resamples=500,
                     seed=seed,
                     resample_epochs=resample_epochs,
@@ -500,7 +460,10 @@ def test_alpha_hand_checked() -> None:
     )
     assert result.alpha.estimate == pytest.approx(16 / 30)
     assert (result.drafts, result.alpha.n, result.judges) == (4, 4, 2)
-    assert result.reading == "unreliable"
+    # Four drafts: the estimate stands, the reading waits for 20.
+    assert result.reading == (
+        "cannot decide: 4 unit(s) answered by two judges or more; the rule needs 20"
+    )
 
 
 def test_agreeing_judges_give_alpha_one() -> None:
@@ -601,15 +564,16 @@ def test_cluster_bootstrap_draws_whole_conversations() -> None:
 
 
 def test_judge_agreement_error_paths() -> None:
-    assert (
-        s.judge_agreement([[1, 2, 3]], "ordinal", panel.RATING_DOMAIN).reading == "too few judges"
+    assert s.judge_agreement([[1, 2, 3]], "ordinal", panel.RATING_DOMAIN).reading == (
+        "cannot decide: 1 judge(s); agreement needs a panel of 2 or more"
     )
     one_each = s.judge_agreement([[1, None], [None, 2]], "ordinal", panel.RATING_DOMAIN)
-    assert one_each.reading == "no draft answered by two judges"
+    assert one_each.reading == (
+        "cannot decide: 0 unit(s) answered by two judges or more; the rule needs 20"
+    )
     assert math.isnan(one_each.alpha.estimate)
-    assert (
-        s.judge_agreement([[4, 4], [4, 4]], "ordinal", panel.RATING_DOMAIN).reading
-        == "one value throughout"
+    assert s.judge_agreement([[4] * 20, [4] * 20], "ordinal", panel.RATING_DOMAIN).reading == (
+        "cannot decide: one value throughout: nothing for the judges to agree on"
     )
     with pytest.raises(ValueError, match="3 clusters for 2 drafts; expected one conversation"):
         s.judge_agreement(

@@ -20,8 +20,8 @@ from attunebench_inspect.instruments.contamination._estimate import probe_reques
 from attunebench_inspect.solve import _prompts as prompts
 from attunebench_inspect.solve._modes import mode_spec
 from attunebench_inspect.solve._schemas import call_of
-from attunebench_inspect.tools.estimate import _breakdown as breakdown
 from attunebench_inspect.tools._arguments import WIDTH
+from attunebench_inspect.tools.estimate import _breakdown as breakdown
 from attunebench_inspect.tools.estimate._bill import STRUCTURAL
 from attunebench_inspect.tools.estimate._breakdown import call_breakdown
 from attunebench_inspect.tools.estimate._cache.count import counter

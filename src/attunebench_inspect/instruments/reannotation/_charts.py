@@ -28,8 +28,9 @@ from ...tools.report._plot import (
     title,
     two_series,
 )
-from ._analysis import TASK_LABELS, SeparabilityTest
+from ._separability import SeparabilityTest
 from ._study import ModeStudy
+from ._tasks import TASK_LABELS
 
 
 def _rho_matrix(ax: Axes, test: SeparabilityTest, side: str, cmap: Colormap) -> None:

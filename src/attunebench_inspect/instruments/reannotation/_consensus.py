@@ -167,7 +167,7 @@ def consensus(label_sets: Sequence[LabelSet], codebook: Codebook) -> Consensus:
     by the caller: `ThirdParty.by_conversation`)."""
     truths = [s.truth for s in label_sets]
     first = truths[0]
-    vote = _Vote(first.conversation_id, len(truths))
+    vote = _Vote(label_sets[0].conversation_id, len(truths))
     turns = [_turn(vote, [t.turns[i] for t in truths]) for i in range(len(first.turns))]
     q1_counts = Counter(o for t in truths for o in t.q1_looking_for)
     q1 = [o for o in codebook.q1_options if vote.majority(f"q1_looking_for.{o}", q1_counts[o])]
@@ -195,12 +195,15 @@ def consensus(label_sets: Sequence[LabelSet], codebook: Codebook) -> Consensus:
         q3_model_fit=q3,
         q3_follow_up=_follow_up(vote, [t.q3_follow_up for t in truths]),
     )
+    # Pairwise strata read the page's order; annotators who saw different orders have none.
+    seeds = {s.shuffle_seed for s in label_sets}
     labels = LabelSet(
-        first.conversation_id,
+        label_sets[0].conversation_id,
         CONSENSUS,
         truth,
         ", ".join(s.source for s in label_sets),
         unlabelled=frozenset() if q2 is not None else frozenset({"q2_clarity"}),
+        shuffle_seed=next(iter(seeds)) if len(seeds) == 1 else None,
     )
     return Consensus(labels, tuple(s.annotator for s in label_sets), tuple(vote.ties))
 

@@ -17,6 +17,8 @@ part-way leaves its unfinished conversations out, listed, never half-labelled.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -121,6 +123,9 @@ class LabelSet:
     """The annotator is the conversation's own participant (marked; not a third party)."""
     unlabelled: frozenset[str] = frozenset()
     """Metrics without a label in this conversation (a consensus tie on Q2)."""
+    shuffle_seed: int | None = None
+    """The page's shuffle seed, which fixed the order its replies were shown in (None: a
+    consensus of annotators who saw different orders)."""
 
 
 @dataclass(frozen=True)
@@ -313,6 +318,102 @@ def conversation_labels(
     return truth, missing, r.wrong
 
 
+def _digest(answers: Answers) -> str:
+    """What a file says, whatever its name or layout: its annotator and answers."""
+    said = {"annotator": answers.annotator, "conversations": answers.conversations}
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class _Files:
+    """The answer files read so far: each annotator counts once, however its files are named."""
+
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    first_of: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """annotator -> (its first file, what the file says)."""
+
+    def admit(self, answers: Answers) -> Literal["new", "again", "conflict"]:
+        """ "new": the file's labels enter; "again": the same annotator's same answers given
+        again (the same path twice, another path to the file, a copy) count once, with a note;
+        "conflict": another file of the same annotator, a problem (one file per annotator)."""
+        digest = _digest(answers)
+        first = self.first_of.setdefault(answers.annotator, (answers.path, digest))
+        if first == (answers.path, digest) and answers.path not in self._read:
+            self._read.add(answers.path)
+            return "new"
+        if first[1] == digest:
+            how = "given more than once" if first[0] == answers.path else f"as {first[0]}"
+            self.notes.append(
+                f"{answers.path}: the same answers of {answers.annotator} {how}; counted once"
+            )
+            return "again"
+        self.problems.append(
+            f"{answers.path}: annotator: found {answers.annotator}, as in {first[0]}; "
+            "expected one file per annotator (each is one annotator's label set)"
+        )
+        return "conflict"
+
+    _read: set[str] = field(default_factory=set)
+
+
+def _checked(
+    answers: Answers, visible: Mapping[str, VisibleConversation], codebook: Codebook
+) -> list[str]:
+    """What stops a file's use: its answers against the conversations, and its mode."""
+    held = {c: a for c, a in answers.conversations.items() if c in visible}
+    problems = (
+        problems_with_data(replace(answers, conversations=held), visible, codebook)
+        if held
+        else asked_otherwise(answers, codebook)
+    )
+    if answers.mode not in LABEL_MODES:
+        problems.append(
+            f"{answers.path}: mode: found {answers.mode}; expected {' or '.join(LABEL_MODES)} "
+            "(third-party labels are given without the participant's profile and "
+            "pre-conversation PANAS, which the omniscient modes show)"
+        )
+    return problems
+
+
+def _label_sets(
+    answers: Answers,
+    visible: Mapping[str, VisibleConversation],
+    participants: Mapping[str, str],
+    codebook: Codebook,
+    identities: Mapping[str, str],
+    phrasing: Phrasing,
+    files: _Files,
+) -> list[LabelSet]:
+    """A file's complete conversations as label sets; incomplete ones and self-ratings noted."""
+    labels = []
+    for cid in sorted(c for c in answers.conversations if c in visible):
+        truth, missing, wrong = conversation_labels(answers, visible[cid], codebook, phrasing)
+        files.notes.extend(missing)
+        files.problems.extend(wrong)
+        if truth is None:
+            continue
+        mine = identities.get(answers.annotator)
+        own = mine is not None and mine == participants.get(cid)
+        if own:
+            files.notes.append(
+                f"{answers.path}: conversations.{cid}: annotator {answers.annotator} is this "
+                f"conversation's participant ({mine}): marked as a self-rating and left out "
+                "of the third-party consensus"
+            )
+        labels.append(
+            LabelSet(
+                cid,
+                answers.annotator,
+                truth,
+                answers.path,
+                self_rating=own,
+                shuffle_seed=answers.shuffle_seed,
+            )
+        )
+    return labels
+
+
 def load_third_party(
     paths: Sequence[str | Path],
     visible: Mapping[str, VisibleConversation],
@@ -331,56 +432,28 @@ def load_third_party(
     (`participant_profile.participant_id`); `identities`: annotator -> the participant ID they
     had, where an annotator was also a participant (`read_identities`); `unselected`: conversations
     the logs hold that a filter left out (left out here too, without a note). An annotator rating
-    their own conversation is marked and kept out of the consensus.
+    their own conversation is marked and kept out of the consensus. An annotator counts once
+    however its files are named: the same file given twice, or a copy, is read once (a note).
     """
     labels: list[LabelSet] = []
-    problems: list[str] = []
-    notes: list[str] = []
-    first_of: dict[str, str] = {}
-    identities = identities or {}
+    files = _Files()
     for path in paths:
         try:
             answers = read_answers(path)
         except AnswersError as ex:
-            problems.extend(ex.problems)
+            files.problems.extend(ex.problems)
             continue
-        held = {c: a for c, a in answers.conversations.items() if c in visible}
-        notes.extend(
+        admitted = files.admit(answers)
+        if admitted == "again":
+            continue
+        files.notes.extend(
             f"{answers.path}: conversations.{cid}: found a conversation no log holds; left out "
             "(only conversations both the logs and the answer files have are rescored)"
-            for cid in sorted(set(answers.conversations) - set(held) - set(unselected))
+            for cid in sorted(set(answers.conversations) - set(visible) - set(unselected))
         )
-        problems.extend(
-            problems_with_data(replace(answers, conversations=held), visible, codebook)
-            if held
-            else asked_otherwise(answers, codebook)
-        )
-        if answers.mode not in LABEL_MODES:
-            problems.append(
-                f"{answers.path}: mode: found {answers.mode}; expected {' or '.join(LABEL_MODES)} "
-                "(third-party labels are given without the participant's profile and "
-                "pre-conversation PANAS, which the omniscient modes show)"
+        files.problems.extend(_checked(answers, visible, codebook))
+        if admitted == "new":
+            labels += _label_sets(
+                answers, visible, participants, codebook, identities or {}, phrasing, files
             )
-        first = first_of.setdefault(answers.annotator, answers.path)
-        if first != answers.path:
-            problems.append(
-                f"{answers.path}: annotator: found {answers.annotator}, as in {first}; expected "
-                "one file per annotator (each is one annotator's label set)"
-            )
-            continue
-        for cid in sorted(held):
-            truth, missing, wrong = conversation_labels(answers, visible[cid], codebook, phrasing)
-            notes.extend(missing)
-            problems.extend(wrong)
-            if truth is None:
-                continue
-            mine = identities.get(answers.annotator)
-            own = mine is not None and mine == participants.get(cid)
-            if own:
-                notes.append(
-                    f"{answers.path}: conversations.{cid}: annotator {answers.annotator} is this "
-                    f"conversation's participant ({mine}): marked as a self-rating and left out "
-                    "of the third-party consensus"
-                )
-            labels.append(LabelSet(cid, answers.annotator, truth, answers.path, self_rating=own))
-    return ThirdParty(tuple(labels), tuple(problems), tuple(notes))
+    return ThirdParty(tuple(labels), tuple(files.problems), tuple(files.notes))

@@ -1,16 +1,19 @@
 """How many models, conversations and annotators the reviewer's test needs: a simulation of its
 verdicts on per-conversation task values of known structure (docs/third-party.md, "How much data
-the test needs"). Run `python -m attunebench_inspect.tools.third_party.power` for the table.
+the test needs"). Run `python -m attunebench_inspect.instruments.reannotation._power` for the table.
 
 Each replication draws, for K models and four tasks, true mean task values under self labels that
 are independent across tasks (separability holds under self labels), and true values under
 third-party labels that either keep each task's ranking (`separable`: the third parties read what
 the participants read) or share one ranking across the three label tasks (`generic`: the models'
-scores against outsiders follow one generic reading). The fourth task, judged response quality,
-reads no label and is the same under both. Per-conversation values add a conversation effect shared
-by every model (it does not move rankings) and model-specific noise; the third-party model gaps are
-shrunk by the consensus's reliability (`consensus_reliability`). Then `reviewers_test` reads each
-replication, and the rates of its verdicts are its power and false-positive rate.
+scores against outsiders follow one generic reading). In both the annotators read the
+participants (their consensus gives the participants' reading with the reliability below), so the
+rule's information condition is met by construction (`TaskInformation(stated=True)`). The fourth
+task, judged response quality, reads no label and is the same under both. Per-conversation values
+add a conversation effect shared by every model (it does not move rankings) and model-specific
+noise; the third-party model gaps are shrunk by the consensus's reliability
+(`consensus_reliability`). Then `reviewers_test` reads each replication, and the rates of its
+verdicts are its power and false-positive rate.
 
 Defaults are set from the paper (seed 002): over 11 models, per-task means spread by about 0.03
 (e.g. Pairwise Accuracy 0.517-0.646, Binary HP 0.767-0.827); per-conversation noise of a model's
@@ -26,7 +29,9 @@ from typing import Literal
 
 import numpy as np
 
-from ._analysis import TaskScores, reviewers_test
+from ._agreement import TaskInformation
+from ._separability import DEPENDS, HOLDS, LABELLED, reviewers_test
+from ._tasks import TaskScores
 
 Scenario = Literal["separable", "generic"]
 TASK_NAMES = (
@@ -103,8 +108,7 @@ class Rates:
     annotators: int
     holds: float
     depends: float
-    undecided: float
-    no_verdict: float
+    cannot_decide: float
     third_width: float
     """Median width of the third-party rho's 95% CI over the label-task pairs."""
 
@@ -124,7 +128,7 @@ def rates(
     widths: list[float] = []
     for replication in range(replications):
         scores = simulate_scores(scenario, models, conversations, annotators, rng)
-        test = reviewers_test(scores, resamples=resamples, seed=replication)
+        test = reviewers_test(scores, READ_BY_CONSTRUCTION, resamples=resamples, seed=replication)
         verdicts.append(test.verdict)
         widths.extend(
             p.third.high - p.third.low
@@ -140,10 +144,9 @@ def rates(
         models,
         conversations,
         annotators,
-        share("separability holds"),
-        share("separability depends on self-annotation"),
-        share("undecided"),
-        share("no verdict"),
+        share(HOLDS),
+        share(DEPENDS),
+        1 - share(HOLDS) - share(DEPENDS),
         float(np.nanmedian(widths)) if widths else math.nan,
     )
 
@@ -152,11 +155,13 @@ GRID_MODELS = (5, 8, 11)
 GRID_CONVERSATIONS = (50, 100, 200)
 GRID_ANNOTATORS = (1, 3, 5)
 SCENARIOS: tuple[Scenario, ...] = ("separable", "generic")
+READ_BY_CONSTRUCTION = {t: TaskInformation(t, informative=True, stated=True) for t in LABELLED}
+"""The simulated annotators read the participants: the information condition holds."""
 
 
 def main(replications: int = 100) -> None:
     """The table of docs/third-party.md: every scenario and size of the grid."""
-    print("scenario   K    n  A  holds  depends  undecided  no-verdict  CI-width")
+    print("scenario   K    n  A  holds  depends  cannot-decide  CI-width")
     for scenario in SCENARIOS:
         for models in GRID_MODELS:
             for conversations in GRID_CONVERSATIONS:
@@ -166,8 +171,8 @@ def main(replications: int = 100) -> None:
                     )
                     print(
                         f"{r.scenario:9} {r.models:2} {r.conversations:4} {r.annotators:2} "
-                        f"{r.holds:6.2f} {r.depends:8.2f} {r.undecided:10.2f} "
-                        f"{r.no_verdict:11.2f} {r.third_width:9.2f}",
+                        f"{r.holds:6.2f} {r.depends:8.2f} {r.cannot_decide:14.2f} "
+                        f"{r.third_width:9.2f}",
                         flush=True,
                     )
 

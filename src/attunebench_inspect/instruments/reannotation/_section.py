@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING, Protocol
 from ...score._catalog import label
 from ...tools.report._sections.base import MainReport, Section
 from ...tools.report._table import Table, ci
-from ._analysis import COEFFICIENT, RULE, TASK_LABELS, Agreement
+from ._agreement import Agreement
+from ._kappa import COEFFICIENT
+from ._separability import RULE
 from ._study import ModeStudy, ThirdPartySection
+from ._tasks import TASK_LABELS
 
 if TYPE_CHECKING:  # figures need the `plots` extra
     from ...tools.report._plot import Chart
@@ -47,22 +50,7 @@ def _tables(report: ReannotationReport) -> list[Table]:
     study = report.third_party
     if study is None:
         return []
-    sizes = ", ".join(f"{k}: {n}" for k, n in study.annotators_per_conversation.items()) or "none"
-    result = [
-        Table(
-            "Third-party labels: annotators and conversations",
-            ["annotator", "answer file", "conversations labelled", "own conversations (marked)"],
-            [[a.annotator, a.file, a.conversations, a.self_ratings] for a in study.annotators],
-            f"{study.labelled} of the {study.logged} conversations the report reads have "
-            f"third-party labels (annotators per conversation, k: conversations: {sizes}); "
-            f"{len(study.ties)} consensus tie(s). Binary labels from the page's "
-            f"{study.phrasing.replace('_', '-')} phrasing. Not given by third-party labels: "
-            f"{', '.join(map(label, study.not_covered))} (they need the participant's "
-            "pre-conversation PANAS).",
-            empty="No answer file gave a complete conversation the report reads: "
-            f"{study.labelled} of the {study.logged} conversations have third-party labels.",
-        )
-    ]
+    result = [_annotators(study)]
     if study.notes:
         result.append(
             Table(
@@ -84,34 +72,56 @@ def _tables(report: ReannotationReport) -> list[Table]:
             )
         )
     if study.agreement:
-        result.append(
-            Table(
-                "Third-party agreement with the participants, per task (95% bootstrap CI over "
-                "conversations)",
-                ["labels (task)", "rater", "n", "metric", "value", "kappa", "items"],
-                [
-                    [
-                        f"{_LABEL_FIELDS.get(a.field, a.field)} ({_task(a.task)})",
-                        a.rater,
-                        a.value.n,
-                        label(a.metric),
-                        ci(a.value),
-                        _kappa(a),
-                        a.items or "-",
-                    ]
-                    for a in sorted(study.agreement, key=_agreement_order)
-                ],
-                "How well an outsider reads the person, over n conversations: the rater's "
-                "labels scored against the participant's with the model's metric (value), and "
-                "chance-corrected where a "
-                "chance level exists (kappa: Cohen's on categories; 'weighted': quadratic-"
-                "weighted, on the 1-7 ratings and Q3's ordered options; items: what the kappa "
-                "counts). The follow-up in one's own words has no fixed categories, so no kappa.",
-            )
-        )
+        result.append(_agreement(study))
     for mode in study.modes:
         result += _third_party_mode(mode)
     return result
+
+
+def _annotators(study: ThirdPartySection) -> Table:
+    sizes = ", ".join(f"{k}: {n}" for k, n in study.annotators_per_conversation.items()) or "none"
+    return Table(
+        "Third-party labels: annotators and conversations",
+        ["annotator", "answer file", "conversations labelled", "own conversations (marked)"],
+        [[a.annotator, a.file, a.conversations, a.self_ratings] for a in study.annotators],
+        f"{study.labelled} of the {study.logged} conversations the report reads have "
+        f"third-party labels (annotators per conversation, k: conversations: {sizes}); "
+        f"{len(study.ties)} consensus tie(s). Binary labels from the page's "
+        f"{study.phrasing.replace('_', '-')} phrasing. Not given by third-party labels: "
+        f"{', '.join(map(label, study.not_covered))} (they need the participant's "
+        "pre-conversation PANAS).",
+        empty="No answer file gave a complete conversation the report reads: "
+        f"{study.labelled} of the {study.logged} conversations have third-party labels.",
+    )
+
+
+def _agreement(study: ThirdPartySection) -> Table:
+    return Table(
+        "Third-party agreement with the participants, per task (95% bootstrap CI over "
+        "conversations)",
+        ["labels (task)", "rater", "n", "metric", "value", "kappa", "items"],
+        [
+            [
+                f"{_LABEL_FIELDS.get(a.field, a.field)} ({_task(a.task)})",
+                a.rater,
+                a.value.n,
+                label(a.metric),
+                ci(a.value),
+                _kappa(a),
+                a.items or "-",
+            ]
+            for a in sorted(study.agreement, key=_agreement_order)
+        ],
+        "How well an outsider reads the person, over n conversations: the rater's labels scored "
+        "against the participant's with the model's metric (value), and chance-corrected where "
+        "a chance level exists (kappa: Cohen's on categories; 'weighted': quadratic-weighted, on "
+        "the 1-7 ratings and Q3's ordered options; items: what the kappa counts). The kappa's "
+        "chance agreement is computed within each item (each PANAS item, binary question, Q1 "
+        "option or Four-Branch branch; each pair of replies and which of the two the page showed "
+        "earlier), so a rater who answers every item the same way, or always picks the reply "
+        "shown earlier, scores 0. The follow-up in one's own words has no fixed categories, so "
+        "no kappa.",
+    )
 
 
 def _kappa(row: Agreement) -> str:
@@ -155,15 +165,47 @@ def _third_party_mode(mode: ModeStudy) -> list[Table]:
             f"{RULE[0].upper()}{RULE[1:]}.",
         ),
     ]
+    if test.information:
+        tables.append(_information(mode))
     if not test.pairs:
         return tables
+    return tables + _rho_tables(mode) + [_pair_table(mode)]
+
+
+def _information(mode: ModeStudy) -> Table:
+    """The rule's information condition: the consensus's kappa per label field of each task."""
+    return Table(
+        f"The reviewer's test ({mode.mode}): do the third parties read the participants? "
+        f"(the consensus's kappa within items, 95% CI, {mode.conversations} shared "
+        "conversations)",
+        ["task", "labels", "kappa", "informative"],
+        [
+            [_task(task), _LABEL_FIELDS.get(name, name), ci(kappa), _yes(k.informative)]
+            for task, k in mode.test.information.items()
+            for name, kappa in k.kappas.items()
+        ],
+        "A task's pairs are tested only where every label field of it reads the participants "
+        "above chance (the interval's lower end above 0): rankings that fail to converge, or "
+        "converge, under labels that carry no information about the person say nothing about "
+        "self-annotation.",
+    )
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _rho_tables(mode: ModeStudy) -> list[Table]:
+    test = mode.test
     names = [_task(t) for t in test.tasks]
+    tables = []
     for side, title in (("own", "self labels"), ("third", "third-party labels")):
         cells = {p.tasks: getattr(p, side) for p in test.pairs}
         tables.append(
             Table(
                 f"The reviewer's test ({mode.mode}): Spearman rho between the tasks' model "
-                f"rankings under {title} (95% bootstrap CI, {len(test.models)} models, {shared})",
+                f"rankings under {title} (95% bootstrap CI, {len(test.models)} models, "
+                f"{mode.conversations} shared conversations)",
                 ["task", *names],
                 [
                     [
@@ -177,34 +219,40 @@ def _third_party_mode(mode: ModeStudy) -> list[Table]:
                 ],
             )
         )
-    tested = sum(1 for p in test.pairs if p.status != "not separable under self labels")
-    tables.append(
-        Table(
-            f"The reviewer's test ({mode.mode}): each pair of tasks",
-            [
-                "tasks",
-                "rho, self labels",
-                "rho, third-party labels",
-                "rise (third-party - self)",
-                f"rise, CI at 1 - 0.05/{max(tested, 1)}",
-                "status",
-            ],
-            [
-                [
-                    f"{_task(p.tasks[0])} / {_task(p.tasks[1])}",
-                    ci(p.own, 2),
-                    ci(p.third, 2),
-                    ci(p.change, 2),
-                    ci(p.change_corrected, 2),
-                    p.status,
-                ]
-                for p in test.pairs
-            ],
-            "The intervals resample conversations (the same draws for both label sets): they say "
-            "how sure the rankings of these models are, not how other models would rank.",
-        )
-    )
     return tables
+
+
+def _pair_table(mode: ModeStudy) -> Table:
+    test = mode.test
+    tested = sum(
+        1
+        for p in test.pairs
+        if p.status not in ("not separable under self labels", "no information")
+    )
+    return Table(
+        f"The reviewer's test ({mode.mode}): each pair of tasks",
+        [
+            "tasks",
+            "rho, self labels",
+            "rho, third-party labels",
+            "rise (third-party - self)",
+            f"rise, CI at 1 - 0.05/{max(tested, 1)}",
+            "status",
+        ],
+        [
+            [
+                f"{_task(p.tasks[0])} / {_task(p.tasks[1])}",
+                ci(p.own, 2),
+                ci(p.third, 2),
+                ci(p.change, 2),
+                ci(p.change_corrected, 2),
+                p.status,
+            ]
+            for p in test.pairs
+        ],
+        "The intervals resample conversations (the same draws for both label sets): they say "
+        "how sure the rankings of these models are, not how other models would rank.",
+    )
 
 
 def _charts(report: ReannotationReport, mode: str) -> Iterator[Chart]:

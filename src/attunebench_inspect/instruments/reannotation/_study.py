@@ -27,21 +27,12 @@ from ...data._split import GroundTruth, VisibleConversation
 from ...solve._store import read_walk
 from ...tools.report._logs import Run
 from ...tools.report._run_table import mean_dicts
-from ._analysis import (
-    RULE,
-    TASKS,
-    Agreement,
-    Gain,
-    SeparabilityTest,
-    agreement,
-    excluded_from_ranking,
-    reviewers_test,
-    self_specific_gains,
-    task_scores,
-)
+from ._agreement import Agreement, agreement, task_information
 from ._consensus import Consensus, consensus_all, ties_of
 from ._labels import NOT_COVERED_METRICS, Phrasing, ThirdParty, load_third_party
 from ._rescore import rescore_pair
+from ._separability import RULE, SeparabilityTest, reviewers_test
+from ._tasks import TASKS, Gain, excluded_from_ranking, self_specific_gains, task_scores
 
 UNREAD_SAMPLE_FIELDS = {"events", "messages", "attachments", "output", "model_usage", "role_usage"}
 """What rescoring does not read of a sample (its metadata and store are all it needs)."""
@@ -95,6 +86,57 @@ def _participant(run: Run, sample_id: str, epoch: int) -> tuple[VisibleConversat
     return visible_of(metadata), truth_of(metadata)
 
 
+@dataclass
+class _Held:
+    """What the runs hold: each conversation's first run and epoch that scored it (where its
+    visible part and labels are read), its participant ID, every run's scored epochs of it, and
+    the conversations a filter left out."""
+
+    first: dict[str, tuple[Run, int]] = field(default_factory=dict)
+    participant_ids: dict[str, str] = field(default_factory=dict)
+    epochs_of: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    unselected: set[str] = field(default_factory=set)
+
+
+def _held(runs: Sequence[Run], only: Mapping[str, set[str]] | None) -> _Held:
+    held = _Held()
+    for run in runs:
+        keep = None if only is None else only.get(run.location, set())
+        for row in run.scored():
+            cid = str(row.id)
+            if keep is not None and cid not in keep:
+                held.unselected.add(cid)
+                continue
+            held.first.setdefault(cid, (run, row.epoch))
+            held.epochs_of.setdefault((run.location, cid), []).append(row.epoch)
+            held.participant_ids.setdefault(cid, str(row.metadata.get("participant_id", "")))
+    return held
+
+
+def _run_values(
+    run: Run,
+    held: _Held,
+    agreed: Mapping[str, Consensus],
+    participants: Mapping[str, GroundTruth],
+    codebook: Codebook,
+) -> RunValues:
+    """One run scored against the participants and the consensus, epochs averaged."""
+    values: dict[str, tuple[Values, Values]] = {}
+    for cid in sorted(agreed):
+        pairs = [
+            rescore_pair(
+                participants[cid],
+                agreed[cid].labels,
+                read_walk(Store(_sample_store(run, cid, epoch))),
+                q3_options=codebook.q3_options,
+            )
+            for epoch in held.epochs_of.get((run.location, cid), [])
+        ]
+        if pairs:
+            values[cid] = (mean_dicts([p[0] for p in pairs]), mean_dicts([p[1] for p in pairs]))
+    return RunValues(run.model, run.mode, run.location, values)
+
+
 def rescore_runs(
     runs: Sequence[Run],
     answers: Sequence[str | Path],
@@ -113,56 +155,27 @@ def rescore_runs(
         for run in runs
         if (found := (run.header.eval.metadata or {}).get("codebook_sha256")) != codebook.sha256
     ]
-    # Conversation -> a run and epoch that scored it: where its visible part and labels are read.
-    first: dict[str, tuple[Run, int]] = {}
-    participant_ids: dict[str, str] = {}
-    epochs_of: dict[tuple[str, str], list[int]] = {}
-    unselected: set[str] = set()
-    for run in runs:
-        keep = None if only is None else only.get(run.location, set())
-        for row in run.scored():
-            cid = str(row.id)
-            if keep is not None and cid not in keep:
-                unselected.add(cid)
-                continue
-            first.setdefault(cid, (run, row.epoch))
-            epochs_of.setdefault((run.location, cid), []).append(row.epoch)
-            participant_ids.setdefault(cid, str(row.metadata.get("participant_id", "")))
+    held = _held(runs, only)
     visible: dict[str, VisibleConversation] = {}
     participants: dict[str, GroundTruth] = {}
-    for cid, (run, epoch) in sorted(first.items()):
+    for cid, (run, epoch) in sorted(held.first.items()):
         visible[cid], participants[cid] = _participant(run, cid, epoch)
     third = load_third_party(
         answers,
         visible,
-        participant_ids,
+        held.participant_ids,
         codebook,
         identities=identities,
         phrasing=phrasing,
-        unselected=unselected - set(first),
+        unselected=held.unselected - set(held.first),
     )
     problems += third.problems
     if problems:
         raise ThirdPartyError(problems)
     agreed = consensus_all(third, codebook)
-    rescored = []
-    for run in runs:
-        values: dict[str, tuple[Values, Values]] = {}
-        for cid in sorted(agreed):
-            pairs = [
-                rescore_pair(
-                    participants[cid],
-                    agreed[cid].labels,
-                    read_walk(Store(_sample_store(run, cid, epoch))),
-                    q3_options=codebook.q3_options,
-                )
-                for epoch in epochs_of.get((run.location, cid), [])
-            ]
-            if pairs:
-                values[cid] = (mean_dicts([p[0] for p in pairs]), mean_dicts([p[1] for p in pairs]))
-        rescored.append(RunValues(run.model, run.mode, run.location, values))
+    rescored = [_run_values(run, held, agreed, participants, codebook) for run in runs]
     return Rescored(
-        tuple(str(a) for a in answers), third, agreed, participants, len(first), rescored
+        tuple(str(a) for a in answers), third, agreed, participants, len(held.first), rescored
     )
 
 
@@ -246,20 +259,30 @@ def _tied(found: Mapping[str, Consensus]) -> dict[str, dict[str, int]]:
     return tied
 
 
-def _mode_study(mode: str, runs: Sequence[RunValues], resamples: int, seed: int) -> ModeStudy:
+def _mode_study(
+    mode: str,
+    runs: Sequence[RunValues],
+    rescored: Rescored,
+    codebook: Codebook,
+    draws: Mapping[str, int],
+) -> ModeStudy:
+    """One mode's gains and reviewer's test, on the conversations every ranked model and the
+    third parties share; the test's information condition read on the same conversations."""
     excluded = {r.model: why for r in runs if (why := excluded_from_ranking(r.model)) is not None}
     ranked = [r for r in runs if r.model not in excluded]
     shared = set.intersection(*(set(r.conversations) for r in ranked)) if ranked else set()
     scores = task_scores(
         {r.model: {c: v for c, v in r.conversations.items() if c in shared} for r in ranked}
     )
+    consensus = [rescored.consensus[c].labels for c in sorted(shared)]
+    information = task_information(rescored.participants, consensus, codebook, **draws)
     return ModeStudy(
         mode=mode,
         models=[r.model for r in ranked],
         excluded=excluded,
         conversations=len(shared),
-        gains=self_specific_gains(scores, resamples=resamples, seed=seed) if shared else [],
-        test=reviewers_test(scores, resamples=resamples, seed=seed),
+        gains=self_specific_gains(scores, **draws) if shared else [],
+        test=reviewers_test(scores, information, **draws),
     )
 
 
@@ -302,7 +325,13 @@ def third_party_section(
             rescored.participants, label_sets, codebook, resamples=resamples, seed=seed
         ),
         modes=[
-            _mode_study(mode, [r for r in rescored.runs if r.mode == mode], resamples, seed)
+            _mode_study(
+                mode,
+                [r for r in rescored.runs if r.mode == mode],
+                rescored,
+                codebook,
+                {"resamples": resamples, "seed": seed},
+            )
             for mode in modes
         ],
     )

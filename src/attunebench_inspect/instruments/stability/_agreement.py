@@ -16,13 +16,21 @@ from numpy.typing import NDArray
 from ..._util.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    EMPTY,
     Interval,
     percentile_interval,
     resample_counts,
 )
+from ..._util.verdict import cannot_decide, is_abstention
 from ...solve._predictions import JudgeVerdict
-from ._rules import COLLAPSE_SHARE, MIN_COLLAPSE_DRAFTS, NAN, RULES, Matrix
+from ._rules import (
+    COLLAPSE_SHARE,
+    MIN_AGREEMENT_UNITS,
+    MIN_CLUSTERS,
+    MIN_COLLAPSE_DRAFTS,
+    NAN,
+    RULES,
+    Matrix,
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,7 @@ class Agreement:
     judges: int
     level: Literal["ordinal", "nominal"]
     reading: str
+    """Krippendorff's reading of the estimate, or "cannot decide: <reason>"."""
     rule: str = RULES["judge_agreement"]
 
 
@@ -141,6 +150,21 @@ def alpha(
     return _alpha(pairable, level, len(domain))
 
 
+def _abstention(judges: int, drafts: int, clusters: int | None, values: int) -> str | None:
+    """Why the panel's agreement cannot be decided (None: it can)."""
+    if judges < 2:
+        return cannot_decide(f"{judges} judge(s); agreement needs a panel of 2 or more")
+    if drafts < MIN_AGREEMENT_UNITS:
+        return cannot_decide(
+            f"{drafts} unit(s) answered by two judges or more; the rule needs {MIN_AGREEMENT_UNITS}"
+        )
+    if clusters is not None and clusters < MIN_CLUSTERS:
+        return cannot_decide(f"{clusters} conversation(s); the interval needs {MIN_CLUSTERS}")
+    if values < 2:
+        return cannot_decide("one value throughout: nothing for the judges to agree on")
+    return None
+
+
 def judge_agreement(
     data: Sequence[Sequence[object]],
     level: Literal["ordinal", "nominal"],
@@ -164,13 +188,12 @@ def judge_agreement(
     other intervals draw them; without it, drafts are drawn one by one (a draw matrix of
     resamples x drafts: 208 MB at 2,600 drafts and 10,000 resamples).
     Alpha is 1 for perfect agreement, 0 for agreement at chance, negative below; NaN where it is
-    undefined (fewer than two judges, no draft answered by two, or a single value throughout),
-    with `reading` saying which.
+    undefined. `reading` is "cannot decide: <reason>" with fewer than two judges, fewer than
+    MIN_AGREEMENT_UNITS drafts answered by two, fewer than MIN_CLUSTERS conversations, or a
+    single value throughout (RULES["judge_agreement"]).
     """
-    if len(data) < 2:
-        return Agreement(EMPTY, 0, len(data), level, "too few judges")
-    counts = _value_counts(data, domain)
-    if clusters is not None and len(clusters) != len(counts):
+    counts = _value_counts(data, domain) if data else np.zeros((0, len(domain)))
+    if clusters is not None and data and len(clusters) != len(counts):
         raise ValueError(
             f"judge agreement: {len(clusters)} clusters for {len(counts)} drafts; expected one "
             "conversation per draft"
@@ -178,16 +201,19 @@ def judge_agreement(
     kept = counts.sum(axis=1) >= 2
     pairable = counts[kept]
     drafts = len(pairable)
-    if drafts == 0:
-        return Agreement(EMPTY, 0, len(data), level, "no draft answered by two judges")
-    if (pairable.sum(axis=0) > 0).sum() < 2:
-        return Agreement(
-            Interval(NAN, NAN, NAN, drafts), drafts, len(data), level, "one value throughout"
-        )
+    values = int((pairable.sum(axis=0) > 0).sum())
+    kept_clusters = (
+        [c for c, k in zip(clusters, kept, strict=True) if k]
+        if clusters is not None and data
+        else None
+    )
+    groups = len(set(kept_clusters)) if kept_clusters is not None else None
+    reason = _abstention(len(data), drafts, groups, values)
+    if drafts == 0 or values < 2:
+        return Agreement(Interval(NAN, NAN, NAN, drafts), drafts, len(data), level, str(reason))
     estimate = _alpha(pairable, level, len(domain))
     units = _coincidences(pairable)
-    if clusters is not None:
-        kept_clusters = [c for c, k in zip(clusters, kept, strict=True) if k]
+    if kept_clusters is not None:
         ids = {c: i for i, c in enumerate(sorted(set(kept_clusters)))}
         members = np.zeros((len(ids), drafts))
         members[[ids[c] for c in kept_clusters], np.arange(drafts)] = 1.0
@@ -195,7 +221,8 @@ def judge_agreement(
     replicates = _alpha_replicates(units, resample_counts(len(units), resamples, seed), level)
     low, high = percentile_interval(replicates[:, None], confidence)
     alpha = Interval(estimate, float(low[0]), float(high[0]), len(units))
-    return Agreement(alpha, drafts, len(data), level, krippendorff_reading(estimate))
+    reading = reason if reason is not None else krippendorff_reading(estimate)
+    return Agreement(alpha, drafts, len(data), level, reading)
 
 
 @dataclass(frozen=True)
@@ -208,11 +235,24 @@ class JudgeProfile:
     modal_rating: int | None
     modal_share: float
     collapsed: bool | None
-    """None: fewer than MIN_COLLAPSE_DRAFTS rated drafts, not decided."""
+    """None: cannot decide (`verdict` says why)."""
+    verdict: str = ""
+    """"collapsed", "not collapsed" or "cannot decide: <reason>"."""
     rule: str = RULES["judge_collapse"]
 
 
-def judge_profile(ratings: Sequence[int | None]) -> JudgeProfile:
+def _collapse_verdict(given: int, share: float, texts: Sequence[str]) -> str:
+    if given < MIN_COLLAPSE_DRAFTS:
+        return cannot_decide(f"{given} rated draft(s); the rule needs {MIN_COLLAPSE_DRAFTS}")
+    if texts and Counter(texts).most_common(1)[0][1] / len(texts) >= COLLAPSE_SHARE:
+        # One rating for one draft is the right answer, not a collapse.
+        return cannot_decide(f"the drafts do not vary ({len(set(texts))} distinct of {len(texts)})")
+    return "collapsed" if share >= COLLAPSE_SHARE else "not collapsed"
+
+
+def judge_profile(
+    ratings: Sequence[int | None], drafts: Sequence[str | None] | None = None
+) -> JudgeProfile:
     """One judge's ratings on one criterion across drafts: its mean (leniency), spread, and
     whether it collapsed.
 
@@ -221,18 +261,24 @@ def judge_profile(ratings: Sequence[int | None]) -> JudgeProfile:
     standard deviation because it reads directly ("rated 5 on 93% of drafts") and does not
     depend on where on the scale the judge sits; a collapsed judge carries no information about
     the drafts and drags the panel's alpha toward 0 whatever the drafts' quality (the paper's
-    Draft Judge collapse in omniscient mode). The rule reads the judge alone: when every judge
-    collapses on the same value the drafts themselves may not vary (e.g. a baseline that writes
-    one fixed draft), which the report should say rather than blame the judges.
+    Draft Judge collapse in omniscient mode). `drafts`: each rated draft's digest (aligned with
+    `ratings`, None where unknown, as in logs before the digest was recorded): when one draft
+    text covers COLLAPSE_SHARE of the rated drafts (a model that writes one fixed draft) a
+    single rating is the right answer, and the verdict cannot decide.
     """
     given = [r for r in ratings if r is not None]
     if not given:
-        return JudgeProfile(0, NAN, NAN, None, NAN, None)
+        return JudgeProfile(0, NAN, NAN, None, NAN, None, _collapse_verdict(0, NAN, []))
     modal, top = Counter(given).most_common(1)[0]
     share = top / len(given)
     sd = float(np.std(given, ddof=1)) if len(given) > 1 else NAN
-    collapsed = share >= COLLAPSE_SHARE if len(given) >= MIN_COLLAPSE_DRAFTS else None
-    return JudgeProfile(len(given), float(np.mean(given)), sd, modal, share, collapsed)
+    texts = [
+        d for r, d in zip(ratings, drafts or [None] * len(ratings), strict=True)
+        if r is not None and d is not None
+    ]  # fmt: skip
+    verdict = _collapse_verdict(len(given), share, texts if len(texts) == len(given) else [])
+    collapsed = None if is_abstention(verdict) else verdict == "collapsed"
+    return JudgeProfile(len(given), float(np.mean(given)), sd, modal, share, collapsed, verdict)
 
 
 Draft = tuple[str, int, int]
@@ -251,6 +297,8 @@ class PanelData:
     """One row per judge, one column per (draft, binary question) that some judge answered."""
     answer_drafts: list[Draft]
     """The draft of each answer column."""
+    digests: list[str | None]
+    """Each draft's digest (None: not recorded), for judge collapse."""
 
     def clusters(self, drafts: Sequence[Draft]) -> list[str]:
         """Each unit's conversation, for the cluster bootstrap."""
@@ -258,10 +306,12 @@ class PanelData:
 
 
 def panel_data(
-    roles: Sequence[str], judged: Mapping[Draft, Mapping[str, JudgeVerdict]]
+    roles: Sequence[str],
+    judged: Mapping[Draft, Mapping[str, JudgeVerdict]],
+    digests: Mapping[Draft, str] | None = None,
 ) -> PanelData:
     """Every judged draft's answers by judge: `roles` in panel order (`judge`, `judge_2`, ...),
-    drafts in (conversation, epoch, turn) order."""
+    drafts in (conversation, epoch, turn) order; `digests`: each draft's text digest."""
     drafts = sorted(judged)
     criteria = dict.fromkeys(c for v in judged.values() for x in v.values() for c in x.ratings)
     ratings = {c: [[_rating(judged[d].get(r), c) for d in drafts] for r in roles] for c in criteria}
@@ -271,7 +321,8 @@ def panel_data(
         for q in dict.fromkeys(q for v in judged[d].values() for q in v.binary)
     ]
     answers = [[_answer(judged[d].get(r), q) for d, q in units] for r in roles]
-    return PanelData(list(roles), drafts, ratings, answers, [d for d, _ in units])
+    found = [(digests or {}).get(d) for d in drafts]
+    return PanelData(list(roles), drafts, ratings, answers, [d for d, _ in units], found)
 
 
 def _rating(verdict: JudgeVerdict | None, criterion: str) -> int | None:

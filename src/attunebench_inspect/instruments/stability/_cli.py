@@ -11,7 +11,7 @@ from ...data._source import resolve
 from ...solve._modes import MODES, PRIMARY
 from ...tools._arguments import Commands, add_output, add_priced_run, amount, per_model, put
 from ...tools.estimate import Prices, TokenizerMissing, default_tokenizer
-from ._plan import Pilot, pilot_from_logs, plan_document, plan_lines, plan_rows, priced
+from ._plan import pilot_from_logs, plan_document, plan_lines, plan_rows, priced, stated
 from ._power import Variances
 
 
@@ -79,7 +79,7 @@ def _plan(args: argparse.Namespace) -> int:
         pilot = (
             pilot_from_logs(args.pilot, args.models, args.mode)
             if args.pilot
-            else Pilot("stated", Variances(*args.variances))
+            else stated(Variances(*args.variances))
         )
         rows = plan_rows(
             pilot,

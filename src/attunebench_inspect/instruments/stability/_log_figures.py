@@ -1,4 +1,4 @@
-"""The stability figures a log can show, from a run's records (`stability_record.py`): point
+"""The stability figures a log can show, from a run's records (`_record.py`): point
 estimates only, cheap enough for Inspect to recompute as a run goes; the report adds their
 intervals and verdicts. Pure: no Inspect.
 
@@ -45,10 +45,17 @@ def judged_drafts(records: Sequence[StabilityRecord]) -> dict[Draft, dict[str, J
     }
 
 
+def draft_digests(records: Sequence[StabilityRecord]) -> dict[Draft, str]:
+    """(conversation, epoch, turn) -> the digest of the judged draft's text."""
+    return {(r.conversation, r.epoch, turn): d for r in records for turn, d in r.drafts.items()}
+
+
 def run_panel(records: Sequence[StabilityRecord]) -> PanelData | None:
     """The panel's answers over every epoch's drafts; None with fewer than two judges."""
     roles = dict.fromkeys(role for r in records for role in r.judges)
-    return panel_data(list(roles), judged_drafts(records)) if len(roles) >= 2 else None
+    if len(roles) < 2:
+        return None
+    return panel_data(list(roles), judged_drafts(records), draft_digests(records))
 
 
 def log_metrics(records: Sequence[StabilityRecord]) -> dict[str, float]:
@@ -69,7 +76,7 @@ def log_metrics(records: Sequence[StabilityRecord]) -> dict[str, float]:
     panel = run_panel(records)
     if panel is not None:
         overall = panel.ratings.get("overall", [])
-        profiles = [judge_profile(row) for row in overall]
+        profiles = [judge_profile(row, panel.digests) for row in overall]
         means = [p.mean for p in profiles if p.drafts]
         decided = [p.collapsed for p in profiles if p.collapsed is not None]
         values["judge_alpha_overall"] = alpha(overall, "ordinal", RATING_DOMAIN)

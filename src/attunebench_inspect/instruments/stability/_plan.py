@@ -16,7 +16,8 @@ from ...tools.estimate import Prices, bills, estimate_modes
 from ...tools.report._compared import compared
 from ...tools.report._logs import is_main_task_run, read_runs
 from ...tools.report._run_table import run_table
-from ._power import PlanRow, Variances, plan, run_cost, variances_from_pilot
+from ._power import PlanRow, Variances, pilot_abstention, plan, run_cost, variances_from_pilot
+from ._rules import RULES
 
 MAX_EPOCHS = 100
 """The most epochs a plan searches (each row is a power search over conversations)."""
@@ -31,6 +32,14 @@ class Pilot:
     observed: float | None = None
     """The pilot's observed Composite difference A - B (shown, never planned on: a plan on
     an observed difference only restates its p-value, Hoenig & Heisey 2001)."""
+    abstention: str | None = None
+    """"cannot decide: <reason>" where the pilot or the statement cannot decide a plan
+    (RULES["plan"]); None: it can."""
+
+
+def stated(variances: Variances) -> Pilot:
+    """Variances the user states (`--variances`)."""
+    return Pilot("stated", variances, abstention=variances.abstention)
 
 
 def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str | None) -> Pilot:
@@ -55,15 +64,14 @@ def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str
             f"--mode); found {listed}"
         )
     a, b = (run_table(r).epoch_composites for r in pair)
-    try:
-        variances = variances_from_pilot(a, b)
-    except ValueError as error:
-        raise InputError(str(error)) from None
     shared = sorted(set(a) & set(b))
-    observed = sum(sum(a[c]) / len(a[c]) - sum(b[c]) / len(b[c]) for c in shared) / len(shared)
     names = " - ".join(f"{r.model}" for r in pair)
-    return Pilot(f"pilot {names} ({pair[0].mode}, {len(shared)} shared conversations)",
-                 variances, observed)  # fmt: skip
+    source = f"pilot {names} ({pair[0].mode}, {len(shared)} shared conversations)"
+    abstention = pilot_abstention(a, b)
+    if abstention is not None:
+        return Pilot(source, Variances(math.nan, math.nan, math.nan), abstention=abstention)
+    observed = sum(sum(a[c]) / len(a[c]) - sum(b[c]) / len(b[c]) for c in shared) / len(shared)
+    return Pilot(source, variances_from_pilot(a, b), observed)
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,8 @@ def plan_rows(
         raise InputError(f"--power and --alpha must be in (0, 1); got {target}, {alpha}")
     if not 1 <= max_epochs <= MAX_EPOCHS:
         raise InputError(f"--max-epochs must be from 1 to {MAX_EPOCHS}; got {max_epochs}")
+    if pilot.abstention is not None:
+        return []
     return plan(
         difference,
         pilot.variances,
@@ -150,6 +160,8 @@ def plan_rows(
 def plan_lines(
     pilot: Pilot, difference: float, target: float, alpha: float, rows: Sequence[PricedRow]
 ) -> list[str]:
+    if pilot.abstention is not None:
+        return [f"Plan ({pilot.source}): {pilot.abstention} ({RULES['plan']})"]
     v = pilot.variances
     lines = [
         f"Variances ({pilot.source}), Composite points squared: between conversations "
@@ -207,8 +219,10 @@ def plan_document(
 ) -> str:
     document = {
         "source": pilot.source,
-        "variances": asdict(pilot.variances),
+        "abstention": pilot.abstention,
+        "variances": {k: _json_number(v) for k, v in asdict(pilot.variances).items()},
         "observed_difference": pilot.observed,
+        "rule": RULES["plan"],
         "difference": difference,
         "power_target": target,
         "alpha": alpha,

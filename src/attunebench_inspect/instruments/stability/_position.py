@@ -8,7 +8,6 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -21,8 +20,18 @@ from ..._util.bootstrap import (
     percentile_interval,
     resample_counts,
 )
+from ..._util.verdict import cannot_decide
 from ...data._split import comparison_pair
-from ._rules import BIAS_ALPHA, BIAS_MARGIN, MIN_COMPARISONS, MIN_SWAPS, NAN, RULES, Matrix
+from ._rules import (
+    BIAS_ALPHA,
+    BIAS_MARGIN,
+    MIN_CLUSTERS,
+    MIN_COMPARISONS,
+    MIN_SWAPS,
+    NAN,
+    RULES,
+    Matrix,
+)
 
 
 def _ratio_intervals(
@@ -108,7 +117,8 @@ def pair_choices(
 
 # --- 1. position bias --------------------------------------------------------------------------
 
-PositionVerdict = Literal["position-biased", "no position bias found", "too little data"]
+PositionVerdict = str
+"""One of READINGS["position_bias"], or "cannot decide: <reason>"."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +151,59 @@ class PositionBias:
     rule: str = RULES["position_bias"]
 
 
+@dataclass(frozen=True)
+class _ByPosition:
+    """Choices counted per conversation (rows) and per displayed pair of positions."""
+
+    conversations: int
+    total: Matrix
+    earlier: Matrix
+    chosen: Matrix
+    """(conversations, positions): choices that went to each display position."""
+    shown: Matrix
+    """(conversations, positions): comparisons that showed each display position."""
+    pair_n: Counter[tuple[int, int]]
+    pair_earlier: Counter[tuple[int, int]]
+
+
+def _by_position(choices: Sequence[PairChoice]) -> _ByPosition:
+    row = {conv: i for i, conv in enumerate(sorted({c.conversation for c in choices}))}
+    n, width = len(row), max((p for c in choices for p in c.positions), default=0)
+    counts = _ByPosition(
+        n, np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, width)), np.zeros((n, width)),
+        Counter(), Counter(),
+    )  # fmt: skip
+    for c in choices:
+        i = row[c.conversation]
+        counts.total[i, 0] += 1
+        counts.earlier[i, 0] += c.chose_earlier
+        counts.chosen[i, c.chosen_position - 1] += 1
+        for p in c.positions:
+            counts.shown[i, p - 1] += 1
+        counts.pair_n[c.positions] += 1
+        counts.pair_earlier[c.positions] += c.chose_earlier
+    return counts
+
+
+def _chi_square(by: _ByPosition) -> tuple[float, float]:
+    """Pearson's chi-square over the displayed pairs of positions: each pair's earlier and later
+    counts against half its comparisons, one degree of freedom per pair."""
+    pairs = sorted(by.pair_n)
+    observed = [v for s in pairs for v in (by.pair_earlier[s], by.pair_n[s] - by.pair_earlier[s])]
+    chi2, p = stats.chisquare(
+        observed, [by.pair_n[s] / 2 for s in pairs for _ in range(2)], ddof=len(pairs) - 1
+    )
+    return float(chi2), float(p)
+
+
+def _bias_verdict(count: int, chi2_p: float, deviation: float) -> PositionVerdict:
+    if count < MIN_COMPARISONS:
+        return cannot_decide(f"{count} choice(s); the rule needs {MIN_COMPARISONS}")
+    if chi2_p < BIAS_ALPHA and deviation >= BIAS_MARGIN:
+        return "position-biased"
+    return "no position bias found"
+
+
 def position_bias(
     choices: Sequence[PairChoice],
     *,
@@ -159,90 +222,54 @@ def position_bias(
       one Bernoulli(1/2) trial, so the count is Binomial(n, 1/2) with no approximation;
     - Pearson's chi-square (`scipy.stats.chisquare`, Pearson 1900) over the displayed pairs of
       positions ((1,2), (1,3), (2,3)), each pair's earlier and later counts against n/2, with one
-      degree of freedom per pair (ddof = pairs - 1: each pair's total is fixed). Unlike the
-      binomial test it also sees a preference for the middle position, which leaves the
-      earlier share at 1/2; the verdict uses it.
+      degree of freedom per pair (ddof = pairs - 1). Unlike the binomial test it also sees a
+      preference for the middle position (earlier share 1/2); the verdict uses it.
     Comparisons of one call share one shuffle and a transitive chooser's answers in it are
     dependent, so the tests' level is only nominal; hence the stricter BIAS_ALPHA, the BIAS_MARGIN
     on the effect, and CIs from a bootstrap over conversations (which respects the dependence).
-    Position bias in LLM judges: Zheng et al. 2023 (MT-Bench, "Judging LLM-as-a-judge"),
-    Wang et al. 2023 ("Large language models are not fair evaluators"), Shi et al. 2024
-    ("Judging the judges: a systematic study of position bias in LLM-as-a-judge").
+    Position bias in LLM judges: Zheng et al. 2023 (MT-Bench), Wang et al. 2023 ("Large
+    language models are not fair evaluators"), Shi et al. 2024 ("Judging the judges").
 
     Rule (RULES["position_bias"]): "position-biased" when the chi-square's p < BIAS_ALPHA and
     the largest deviation (earlier share from 1/2, or a position's share from its expectation)
-    is >= BIAS_MARGIN; "too little data" under MIN_COMPARISONS choices; else "no position bias
-    found". Measured false-positive rate and power: tests/test_stability.py and
-    docs/stability.md.
+    is >= BIAS_MARGIN; "cannot decide" under MIN_COMPARISONS choices (every call is shuffled
+    anew: the test needs choices, not conversations); else "no position bias found".
     """
-    conversations = sorted({c.conversation for c in choices})
-    row = {conv: i for i, conv in enumerate(conversations)}
-    positions = sorted({p for c in choices for p in c.positions})
-    pairs = sorted({c.positions for c in choices})
-    n, width = len(conversations), (max(positions) if positions else 0)
-    total = np.zeros((n, 1))
-    earlier = np.zeros((n, 1))
-    chosen = np.zeros((n, width))
-    shown = np.zeros((n, width))
-    pair_n: Counter[tuple[int, int]] = Counter()
-    pair_earlier: Counter[tuple[int, int]] = Counter()
-    for c in choices:
-        i = row[c.conversation]
-        total[i, 0] += 1
-        earlier[i, 0] += c.chose_earlier
-        chosen[i, c.chosen_position - 1] += 1
-        for p in c.positions:
-            shown[i, p - 1] += 1
-        pair_n[c.positions] += 1
-        pair_earlier[c.positions] += c.chose_earlier
     count = len(choices)
     if count == 0:
-        return PositionBias(0, 0, EMPTY, [], NAN, NAN, 0, NAN, NAN, "too little data")
-    share_earlier = _ratio_intervals(earlier, total, resamples, seed, level)[0]
-    shares = _ratio_intervals(chosen, np.repeat(total, width, axis=1), resamples, seed, level)
-    expected = shown.sum(axis=0) / (2 * count)
+        return PositionBias(0, 0, EMPTY, [], NAN, NAN, 0, NAN, NAN, _bias_verdict(0, NAN, NAN))
+    by = _by_position(choices)
+    width = by.chosen.shape[1]
+    share_earlier = _ratio_intervals(by.earlier, by.total, resamples, seed, level)[0]
+    shares = _ratio_intervals(by.chosen, np.repeat(by.total, width, axis=1), resamples, seed, level)
+    expected = by.shown.sum(axis=0) / (2 * count)
     position_shares = [
         PositionShare(p, shares[p - 1], float(expected[p - 1])) for p in range(1, width + 1)
     ]
-    observed = [v for s in pairs for v in (pair_earlier[s], pair_n[s] - pair_earlier[s])]
-    chi2, chi2_p = stats.chisquare(
-        observed, [pair_n[s] / 2 for s in pairs for _ in range(2)], ddof=len(pairs) - 1
-    )
-    binomial_p = stats.binomtest(int(earlier.sum()), count, 0.5).pvalue
+    chi2, chi2_p = _chi_square(by)
+    binomial_p = stats.binomtest(int(by.earlier.sum()), count, 0.5).pvalue
     deviation = max(
         abs(share_earlier.estimate - 0.5),
         *(abs(s.share.estimate - s.expected) for s in position_shares),
     )
-    verdict: PositionVerdict
-    if count < MIN_COMPARISONS:
-        verdict = "too little data"
-    elif chi2_p < BIAS_ALPHA and deviation >= BIAS_MARGIN:
-        verdict = "position-biased"
-    else:
-        verdict = "no position bias found"
     return PositionBias(
         count,
-        n,
+        by.conversations,
         share_earlier,
         position_shares,
         float(binomial_p),
-        float(chi2),
-        len(pairs),
-        float(chi2_p),
+        chi2,
+        len(by.pair_n),
+        chi2_p,
         float(deviation),
-        verdict,
+        _bias_verdict(count, chi2_p, float(deviation)),
     )
 
 
 # --- 2. position consistency -------------------------------------------------------------------
 
-ConsistencyVerdict = Literal[
-    "follows content",
-    "consistent only by chance",
-    "against content",
-    "too little data",
-    "too few epochs",
-]
+ConsistencyVerdict = str
+"""One of READINGS["position_consistency"], or "cannot decide: <reason>"."""
 UNIFORM_CHANCE = 0.5
 """The consistency of a content-blind chooser that picks either displayed reply with
 probability 1/2, independently in each epoch: P(same reply) = 1/2 * 1/2 + 1/2 * 1/2."""
@@ -338,6 +365,22 @@ def consistency_point(choices: Sequence[PairChoice]) -> ConsistencyPoint | None:
     return ConsistencyPoint(swaps, float(table.consistent.sum() / swaps), chance)
 
 
+def _consistency_verdict(
+    epochs: int, swaps: int, conversations: int, excess: Interval
+) -> ConsistencyVerdict:
+    if epochs < 2:
+        return cannot_decide(f"{epochs} epoch(s); swaps need 2 or more")
+    if swaps < MIN_SWAPS:
+        return cannot_decide(f"{swaps} swapped pair(s); the rule needs {MIN_SWAPS}")
+    if conversations < MIN_CLUSTERS:
+        return cannot_decide(f"{conversations} conversation(s); the interval needs {MIN_CLUSTERS}")
+    if excess.low > 0:
+        return "follows content"
+    if excess.high < 0:
+        return "against content"
+    return "consistent only by chance"
+
+
 def position_consistency(
     choices: Sequence[PairChoice],
     *,
@@ -365,22 +408,20 @@ def position_consistency(
     evidence the choice follows the content; at chance, it does not (an earlier-picker sits at
     0 = its chance, a coin-flipper at 1/2 = its chance: both "consistent only by chance").
     The excess (consistency - chance, q recomputed in every replicate) gets a bootstrap
-    interval over conversations.
+    interval over conversations, in conversation id order (the report's draws).
 
     Rule (RULES["position_consistency"]): "follows content" when the excess's interval lies
     above 0, "consistent only by chance" when it covers 0, "against content" when below;
-    "too few epochs" with fewer than two epochs, "too little data" under MIN_SWAPS swaps.
+    "cannot decide" with one epoch, under MIN_SWAPS swaps or under MIN_CLUSTERS conversations.
     """
     epochs = len({c.epoch for c in choices})
     conversations = sorted({c.conversation for c in choices})
-    if epochs < 2:
-        return PositionConsistency(
-            epochs, 0, len(conversations), EMPTY, NAN, EMPTY, "too few epochs"
-        )
+    n = len(conversations)
     table = _swap_table(choices, conversations)
-    n, total = len(conversations), int(table.swaps.sum())
-    if total == 0:
-        return PositionConsistency(epochs, 0, n, EMPTY, NAN, EMPTY, "too little data")
+    total = int(table.swaps.sum())
+    if epochs < 2 or total == 0:
+        verdict = _consistency_verdict(epochs, total, n, EMPTY)
+        return PositionConsistency(epochs, 0, n, EMPTY, NAN, EMPTY, verdict)
     chance = float(table.chance(np.ones((1, n)))[0])
     counts = resample_counts(n, resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -393,13 +434,5 @@ def position_consistency(
     )
     consistency = Interval(estimate, float(low[0]), float(high[0]), n)
     excess = Interval(estimate - chance, float(excess_low[0]), float(excess_high[0]), n)
-    verdict: ConsistencyVerdict
-    if total < MIN_SWAPS:
-        verdict = "too little data"
-    elif excess.low > 0:
-        verdict = "follows content"
-    elif excess.high < 0:
-        verdict = "against content"
-    else:
-        verdict = "consistent only by chance"
+    verdict = _consistency_verdict(epochs, total, n, excess)
     return PositionConsistency(epochs, total, n, consistency, chance, excess, verdict)

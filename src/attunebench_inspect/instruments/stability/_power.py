@@ -36,7 +36,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
+from ..._util.verdict import cannot_decide
+from ._rules import MIN_PILOT_CONVERSATIONS
+
 MAX_CONVERSATIONS = 1_000_000
+NO_VARIANCE = 1e-12
+"""A variance of the difference below this (Composite points squared) is none: rounding residue
+of equal values."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,16 @@ class Variances:
         """Var(d_i) with `epochs` epochs per model: b + (w_A + w_B) / E."""
         return self.between + (self.within_a + self.within_b) / epochs
 
+    @property
+    def abstention(self) -> str | None:
+        """ "cannot decide: ..." where there is no variance at all to plan on (None: there is)."""
+        if self.difference(1) < NO_VARIANCE:
+            return cannot_decide(
+                "no variance at all (every rerun and every conversation's difference the "
+                "same): any two conversations would seem to separate any difference"
+            )
+        return None
+
 
 def _complete(
     pilot: Mapping[str, Sequence[float]], shared: Sequence[str], name: str
@@ -67,6 +83,45 @@ def _complete(
     return np.asarray([pilot[c] for c in shared], dtype=float)
 
 
+def _pilot_matrices(
+    a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each model's conversations x epochs Composites over the conversations both have with a
+    defined Composite in every epoch, in id order."""
+    shared = sorted(
+        c
+        for c in set(a) & set(b)
+        if not any(math.isnan(x) for x in (*a[c], *b[c])) and a[c] and b[c]
+    )
+    if not shared:
+        empty = np.zeros((0, 0))
+        return empty, empty
+    return _complete(a, shared, "A"), _complete(b, shared, "B")
+
+
+def pilot_abstention(
+    a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
+) -> str | None:
+    """Why a pilot cannot decide a plan (None: it can): one epoch (no rerun variance to
+    measure), fewer than MIN_PILOT_CONVERSATIONS conversations both models have with a
+    Composite in every epoch, or no variance at all (every Composite of both models equal
+    across epochs and of the same difference everywhere: any two conversations would seem to
+    separate any difference)."""
+    ya, yb = _pilot_matrices(a, b)
+    if len(ya) < MIN_PILOT_CONVERSATIONS:
+        return cannot_decide(
+            f"{len(ya)} conversation(s) with a Composite in every epoch of both models; a "
+            f"pilot needs {MIN_PILOT_CONVERSATIONS}"
+        )
+    epochs = min(ya.shape[1], yb.shape[1])
+    if epochs < 2:
+        return cannot_decide(
+            f"a pilot of {epochs} epoch: the rerun variance needs 2 or more (run the pilot "
+            "with --epochs 2, or state the variances)"
+        )
+    return variances_from_pilot(a, b).abstention
+
+
 def variances_from_pilot(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> Variances:
@@ -74,18 +129,14 @@ def variances_from_pilot(
     its Composite in each epoch (NaN: undefined). The conversations both models have, with a
     defined Composite in every epoch, enter; at least two such conversations and two epochs
     per model are needed (ValueError otherwise: one epoch cannot tell rerun noise from
-    conversation differences; state the variances instead)."""
-    shared = sorted(
-        c
-        for c in set(a) & set(b)
-        if not any(math.isnan(x) for x in (*a[c], *b[c])) and a[c] and b[c]
-    )
-    if len(shared) < 2:
+    conversation differences; state the variances instead). Whether the pilot can decide a
+    plan at all: `pilot_abstention`."""
+    ya, yb = _pilot_matrices(a, b)
+    if len(ya) < 2:
         raise ValueError(
-            f"pilot: {len(shared)} conversation(s) with a Composite in every epoch of both "
+            f"pilot: {len(ya)} conversation(s) with a Composite in every epoch of both "
             "models; expected at least 2"
         )
-    ya, yb = _complete(a, shared, "A"), _complete(b, shared, "B")
     for name, y in (("A", ya), ("B", yb)):
         if y.shape[1] < 2:
             raise ValueError(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,7 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, replicate_means, resample_counts
-from ._rules import NAN, RANK_SETTLED, RULES, Matrix
+from ..._util.verdict import cannot_decide
+from ._rules import MIN_CLUSTERS, NAN, RANK_SETTLED, RULES, Matrix
 
 
 @dataclass(frozen=True)
@@ -23,12 +25,37 @@ class RankStability:
     """holds[i, j]: the share of replicates in which models i and j keep the order of their
     estimates (NaN on the diagonal, and where an order is undefined); symmetric."""
     resamples: int
+    shared: int = 0
+    """Conversations every model has (with a Composite in some epoch)."""
     rule: str = RULES["rank_stability"]
 
+    @property
+    def reason(self) -> str | None:
+        """Why no pair's order can be decided (None: they can)."""
+        if len(self.models) < 2:
+            return cannot_decide(f"{len(self.models)} model(s); a ranking needs 2 or more")
+        if self.shared < MIN_CLUSTERS:
+            return cannot_decide(
+                f"{self.shared} conversation(s) every model has; the interval needs {MIN_CLUSTERS}"
+            )
+        return None
+
     def settled(self) -> NDArray[np.bool_]:
-        """settled[i, j]: whether the order of models i and j is settled (RANK_SETTLED)."""
+        """settled[i, j]: whether the order of models i and j is settled (RANK_SETTLED); never
+        where the verdict cannot decide."""
+        if self.reason is not None:
+            return np.zeros(self.holds.shape, dtype=bool)
         result: NDArray[np.bool_] = np.nan_to_num(self.holds, nan=0.0) >= RANK_SETTLED
         return result
+
+    def verdict(self, i: int, j: int) -> str:
+        """The verdict on the order of models i and j: "settled", "not settled" or
+        "cannot decide: <reason>" (too few conversations, or a tie)."""
+        if self.reason is not None:
+            return self.reason
+        if math.isnan(self.holds[i, j]):
+            return cannot_decide("the two Composites are equal: no order to hold")
+        return "settled" if self.holds[i, j] >= RANK_SETTLED else "not settled"
 
 
 def _epoch_replicates(
@@ -73,14 +100,16 @@ def rank_stability(
     models are unrelated runs). Resampling at both stages slightly overstates the within-
     conversation noise (Davison & Hinkley 1997, section 3.8): the shares are conservative.
     A tie in a replicate counts as the order not holding. Fewer than two models: an empty
-    matrix.
+    matrix. Fewer than MIN_CLUSTERS conversations shared by every model: the shares are still
+    computed, but no order is settled (`verdict` says why).
     """
     models = sorted(composites)
     conversations = sorted({c for per in composites.values() for c in per})
     n = len(conversations)
     epochs = max((len(v) for per in composites.values() for v in per.values()), default=0)
     if len(models) < 2 or n == 0:
-        return RankStability(models, [NAN] * len(models), np.full((len(models),) * 2, NAN), 0)
+        empty = np.full((len(models),) * 2, NAN)
+        return RankStability(models, [NAN] * len(models), empty, 0, _shared(composites))
     replicates = np.empty((resamples, len(models)))
     estimates = []
     rng = np.random.default_rng(seed)
@@ -104,4 +133,13 @@ def rank_stability(
     kept = np.sign(replicates[:, :, None] - replicates[:, None, :]) == order[None, :, :]
     holds = kept.mean(axis=0)
     holds[(order == 0) | np.isnan(order)] = NAN
-    return RankStability(models, estimates, holds, resamples)
+    return RankStability(models, estimates, holds, resamples, _shared(composites))
+
+
+def _shared(composites: Mapping[str, Mapping[str, Sequence[float]]]) -> int:
+    """Conversations every model has a Composite for, in some epoch."""
+    have = [
+        {c for c, v in per.items() if any(not math.isnan(x) for x in v)}
+        for per in composites.values()
+    ]
+    return len(set.intersection(*have)) if have else 0

@@ -9,12 +9,15 @@ of its own, and each judge's answer on a turn another:
 - `judges`: the judge panel, model role -> model, in panel order (`judge`, `judge_2`, ...);
 - `turn_NN/pairwise`: {"shown": the three sources in display order, "chosen": comparison key ->
   the source chosen}, for a pairwise call that parsed;
+- `turn_NN/draft`: {"digest": the first 16 hex digits of the SHA-256 of the turn's draft}, for a
+  judged draft: whether the drafts vary, which judge collapse reads (no text: the log holds it);
 - `turn_NN/<role>`: {"ratings": criterion -> 1-7, "binary": question -> yes/no/na}, for each
   judge's parsed answer about the turn's draft.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +31,7 @@ EPOCH = "epoch"
 COMPOSITE = "composite"
 JUDGES = "judges"
 PAIRWISE = "pairwise"
+DRAFT = "draft"
 
 
 def _turn(turn: int, part: str) -> str:
@@ -45,6 +49,9 @@ def stability_record(walk: Walk, turns: int, epoch: int, composite: float) -> di
         for role, verdict in predicted.verdicts.items():
             if verdict is not None:
                 record[_turn(n, role)] = {"ratings": verdict.ratings, "binary": verdict.binary}
+        if predicted.draft is not None and predicted.verdicts:
+            digest = hashlib.sha256(predicted.draft.encode()).hexdigest()[:16]
+            record[_turn(n, DRAFT)] = {"digest": digest}
     return record
 
 
@@ -59,6 +66,8 @@ class StabilityRecord:
     choices: list[PairChoice] = field(default_factory=list)
     verdicts: dict[int, dict[str, JudgeVerdict]] = field(default_factory=dict)
     """turn -> model role -> that judge's answer."""
+    drafts: dict[int, str] = field(default_factory=dict)
+    """turn -> the digest of its judged draft (absent in logs written before it was kept)."""
 
 
 SCORER = "stability_scorer"
@@ -97,6 +106,8 @@ def read_record(conversation: str, metadata: Mapping[str, Any] | None) -> Stabil
             record.choices.extend(
                 pair_choices(conversation, epoch, n, value["shown"], value["chosen"])
             )
+        elif part == DRAFT:
+            record.drafts[n] = str(value.get("digest"))
         else:
             record.verdicts.setdefault(n, {})[part] = JudgeVerdict.from_answer(dict(value))
     return record

@@ -1,13 +1,13 @@
 """The report's stability analyses: per run, position (bias and consistency, beside the
 phrasing effect: does the answer follow the content?), reruns (test-retest) and the judge panel
 (agreement, leniency, collapse, self-judging); per mode, rank stability across models. The
-statistics are `score/stability`'s; this module only gathers a run's records for them."""
+statistics are this folder's pure modules; this module only gathers a run's records for them."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,8 +34,8 @@ from . import (
     retest_reliability,
 )
 from ._agreement import panel_data
-from ._log_figures import judged_drafts
-from ._record import records_of
+from ._log_figures import draft_digests, judged_drafts
+from ._record import StabilityRecord, records_of
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ class RunStability:
     """`-T allow_self_judge=true`: the run said it was meant."""
     records: bool
     """Whether the log has stability records (task version 3-A's logs have none)."""
+    judge_note: str = ""
+    """Why a judged run has no judge answers to read, in its own words (empty: it has some)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,11 @@ class RankTable:
     settled: list[list[bool]]
     resamples: int
     epochs_resampled: bool
+    verdicts: list[list[str]] = field(default_factory=list)
+    """verdicts[i][j]: "settled", "not settled" or "cannot decide: <reason>" ("" on the
+    diagonal)."""
+    shared: int = 0
+    """Conversations every model of the mode has."""
     rule: str = RULES["rank_stability"]
     threshold: float = RANK_SETTLED
 
@@ -120,15 +127,34 @@ def _judges(run: Run) -> tuple[dict[str, str], dict[str, SelfJudge], bool]:
     return judges, dict(related), bool(metadata.get("allow_self_judge", False))
 
 
+def _judge_note(table: RunTable, records: Sequence[StabilityRecord], judged: bool) -> str:
+    """Why a judged run has no judge answers to read, each failure in its own words."""
+    if judged:
+        return ""
+    if not records:
+        return "no records: a log of task version 3-A keeps no judge answers"
+    failures = np.nansum(table.metric("judge_parse_failures"))
+    if failures > 0 or any(r.drafts for r in records):
+        return (
+            "no judge answer could be used: every judge call failed to parse or came back "
+            "empty (the run's judge_parse_failures)"
+        )
+    return "no draft to judge: the model wrote no usable draft (its draft calls failed)"
+
+
 def _panel(
-    table: RunTable, judges: dict[str, str], related: dict[str, SelfJudge], settings: Settings
+    table: RunTable,
+    records: Sequence[StabilityRecord],
+    judges: dict[str, str],
+    related: dict[str, SelfJudge],
+    settings: Settings,
 ) -> tuple[list[AgreementRow], list[JudgeRow]]:
     """The panel's agreement (two judges or more) and each judge's leniency and collapse, per
     criterion, over every epoch's drafts."""
-    judged = judged_drafts(records_of(table))
+    judged = judged_drafts(records)
     if not judges or not judged:
         return [], []
-    data = panel_data(list(judges), judged)
+    data = panel_data(list(judges), judged, draft_digests(records))
     agreement = []
     if len(judges) >= 2:
         draws = {"resamples": settings.resamples, "seed": settings.seed}
@@ -150,7 +176,7 @@ def _panel(
         for role, row in zip(data.roles, rows, strict=True):
             rated = [m for m, v in zip(panel, row, strict=True) if v is not None]
             mean = sum(rated) / len(rated) if rated else math.nan
-            profile = judge_profile(row)
+            profile = judge_profile(row, data.digests)
             leniency.append(
                 JudgeRow(role, judges[role], criterion, profile, mean, related.get(role))
             )
@@ -165,7 +191,7 @@ def run_stability(
     records = records_of(table)
     choices = [c for r in records for c in r.choices]
     judges, related, allowed = _judges(run)
-    agreement, leniency = _panel(table, judges, related, settings)
+    agreement, leniency = _panel(table, records, judges, related, settings)
     return RunStability(
         model=table.label,
         mode=table.mode,
@@ -185,6 +211,7 @@ def run_stability(
         self_judge=related,
         self_judge_allowed=allowed,
         records=bool(records),
+        judge_note=_judge_note(table, records, bool(judged_drafts(records))) if judges else "",
     )
 
 
@@ -209,6 +236,7 @@ def rank_tables(tables: Sequence[RunTable], settings: Settings) -> list[RankTabl
         order = sorted(range(len(found.models)), key=lambda i: -found.estimates[i])
         holds = found.holds[np.ix_(order, order)]
         settled = found.settled()[np.ix_(order, order)]
+        verdicts = [[found.verdict(i, j) if i != j else "" for j in order] for i in order]
         result.append(
             RankTable(
                 mode,
@@ -218,6 +246,8 @@ def rank_tables(tables: Sequence[RunTable], settings: Settings) -> list[RankTabl
                 settled.tolist(),
                 found.resamples,
                 several,
+                verdicts,
+                found.shared,
             )
         )
     return result

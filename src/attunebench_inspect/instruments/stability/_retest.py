@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from ..._util.verdict import cannot_decide
 from ._rules import MIN_TEST_RETEST, NAN, RULES, Matrix
 
 IccForm = Literal["ICC(1,1)", "ICC(A,1)", "ICC(C,1)"]
@@ -106,7 +107,6 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
     rows, columns, error, within = (
         np.float64(x) for x in (ms.rows, ms.columns, ms.error, ms.within)
     )
-    tail = 1 - (1 - level) / 2
     noise = within if form == "ICC(1,1)" else error
     if form == "ICC(A,1)":
         noise += columns
@@ -129,18 +129,28 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
         else:
             value = (rows - error) / (rows + (k - 1) * error + k * (columns - error) / n)
             f0, df1, df2 = rows / error, n - 1, (n - 1) * (k - 1)
-            a = k * value / (n * (1 - value))
-            b = 1 + k * value * (n - 1) / (n * (1 - value))
-            v = (a * columns + b * error) ** 2 / (
-                (a * columns) ** 2 / (k - 1) + (b * error) ** 2 / ((n - 1) * (k - 1))
-            )
-            f_low = stats.f.ppf(tail, n - 1, v)
-            f_high = stats.f.ppf(tail, v, n - 1)
-            spread = k * columns + (k * n - k - n) * error
-            low = n * (rows - f_low * error) / (f_low * spread + n * rows)
-            high = n * (f_high * rows - error) / (spread + n * f_high * rows)
+            low, high = _agreement_interval(value, ms, level)
         p = stats.f.sf(f0, df1, df2)
     return Icc(form, *(float(x) for x in (value, low, high, f0, df1, df2, p)))
+
+
+def _agreement_interval(value: float, ms: MeanSquares, level: float) -> tuple[float, float]:
+    """The interval of ICC(A,1): McGraw & Wong (1996), Table 7, case 2A, with Satterthwaite's
+    degrees of freedom (NaN where they vanish)."""
+    n, k, tail = ms.n, ms.k, 1 - (1 - level) / 2
+    rows, columns, error = (np.float64(x) for x in (ms.rows, ms.columns, ms.error))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        a = k * value / (n * (1 - value))
+        b = 1 + k * value * (n - 1) / (n * (1 - value))
+        v = (a * columns + b * error) ** 2 / (
+            (a * columns) ** 2 / (k - 1) + (b * error) ** 2 / ((n - 1) * (k - 1))
+        )
+        f_low = stats.f.ppf(tail, n - 1, v)
+        f_high = stats.f.ppf(tail, v, n - 1)
+        spread = k * columns + (k * n - k - n) * error
+        low = n * (rows - f_low * error) / (f_low * spread + n * rows)
+        high = n * (f_high * rows - error) / (spread + n * f_high * rows)
+    return float(low), float(high)
 
 
 KOO_LI_BANDS = ((0.5, "poor"), (0.75, "moderate"), (0.9, "good"), (math.inf, "excellent"))
@@ -164,13 +174,27 @@ class RetestReliability:
     icc: Icc | None
     reading: str
     """Koo & Li's band of the ICC and of its interval's bounds, e.g. "moderate (poor to good)",
-    or why there is none."""
+    or "cannot decide: <reason>"."""
     run_composites: list[float]
     """The run Composite of each epoch (over the complete conversations)."""
     spread_sd: float
     spread_range: float
     """The standard deviation (ddof 1) and max - min of the run Composite across epochs."""
     rule: str = RULES["test_retest"]
+
+
+def _retest_reading(epochs: int, rows: int, result: Icc | None) -> str:
+    """Koo & Li's band of the ICC and of its interval's bounds, or why there is none."""
+    if epochs < 2:
+        return cannot_decide(f"{epochs} epoch(s); test-retest needs 2 or more")
+    if rows < MIN_TEST_RETEST:
+        return cannot_decide(
+            f"{rows} conversation(s) with a Composite in every epoch; the ICC needs "
+            f"{MIN_TEST_RETEST}"
+        )
+    if result is None or math.isnan(result.value):
+        return cannot_decide("every Composite is the same: no variance to apportion")
+    return f"{koo_li_band(result.value)} ({koo_li_band(result.low)} to {koo_li_band(result.high)})"
 
 
 def retest_reliability(
@@ -186,8 +210,10 @@ def retest_reliability(
     forgive), single measurement (one epoch, the usual run). The epochs play the raters.
     Only complete rows enter: a Composite in each of the run's epochs (the most any conversation
     has), none NaN; the rest are counted in `dropped` (listwise deletion). Fewer than two
-    epochs, or fewer than MIN_TEST_RETEST complete conversations: no ICC, NaN spread where
-    undefined, and `reading` says why.
+    epochs, fewer than MIN_TEST_RETEST complete conversations, or no variance at all: no ICC
+    (or a NaN one), NaN spread where undefined, and `reading` says "cannot decide" and why.
+    A deterministic model whose reruns repeat every Composite reads ICC 1, "excellent": its
+    score does hold still, whatever it measures.
     """
     epochs = max((len(v) for v in composites.values()), default=0)
     rows = [
@@ -200,16 +226,8 @@ def retest_reliability(
     per_epoch = [float(x) for x in matrix.mean(axis=0)] if rows else [NAN] * epochs
     sd = float(np.std(per_epoch, ddof=1)) if epochs >= 2 and rows else NAN
     spread = float(max(per_epoch) - min(per_epoch)) if epochs >= 2 and rows else NAN
-    if epochs < 2:
-        return RetestReliability(
-            epochs, len(rows), dropped, None, "too few epochs", per_epoch, sd, spread
-        )
-    if len(rows) < MIN_TEST_RETEST:
-        return RetestReliability(
-            epochs, len(rows), dropped, None, "too few conversations", per_epoch, sd, spread
-        )
-    result = icc(matrix, "ICC(A,1)", level)
-    reading = (
-        f"{koo_li_band(result.value)} ({koo_li_band(result.low)} to {koo_li_band(result.high)})"
+    result = (
+        icc(matrix, "ICC(A,1)", level) if epochs >= 2 and len(rows) >= MIN_TEST_RETEST else None
     )
+    reading = _retest_reading(epochs, len(rows), result)
     return RetestReliability(epochs, len(rows), dropped, result, reading, per_epoch, sd, spread)

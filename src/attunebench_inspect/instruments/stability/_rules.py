@@ -1,69 +1,109 @@
-"""The rules of every stability verdict, fixed here before any data is seen, and the sentences
-that state them beside their figures (`RULES`). Too little data to decide is a verdict of its
-own, never a default reading."""
+"""The rules of every stability verdict, fixed here before any data is seen, the sentences that
+state them beside their figures (`RULES`), and each verdict's declared readings (`READINGS`).
+Input that carries too little information for either reading is a verdict of its own,
+"cannot decide: <reason>" (`_util/verdict.py`), never a default reading; docs/stability.md
+tabulates when each verdict abstains."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..._util.verdict import cannot_decide
+
 NAN = float("nan")
 Matrix = NDArray[np.float64]
 
 MIN_COMPARISONS = 30
-"""Fewer pairwise choices than this: position bias is "too little data"."""
+"""Fewer pairwise choices than this: position bias cannot decide."""
 BIAS_ALPHA = 0.01
 """The chi-square test's level for "position-biased" (stricter than 0.05: comparisons of one call
 share one shuffle, which the test's independence assumption ignores)."""
 BIAS_MARGIN = 0.05
 """The smallest deviation from the uniform expectation called a bias (5 points of share)."""
 MIN_SWAPS = 30
-"""Fewer swapped comparison pairs than this: position consistency is "too little data"."""
+"""Fewer swapped comparison pairs than this: position consistency cannot decide."""
+MIN_CLUSTERS = 10
+"""Fewer conversations than this: a verdict read on a bootstrap interval over conversations
+(position consistency, rank stability, the panel's agreement) cannot decide. Below it a
+percentile interval is too narrow to read (one conversation gives an interval of one point);
+the report's threshold for too few conversations is the same."""
 MIN_TEST_RETEST = 5
 """Fewer complete conversations than this: no ICC (its F-based interval needs a few rows)."""
+MIN_AGREEMENT_UNITS = 20
+"""Fewer units (drafts, or questions about drafts) answered by two judges or more than this: the
+panel's agreement cannot decide (two judges agreeing on three drafts by chance is no panel)."""
 COLLAPSE_SHARE = 0.9
 """A judge whose one most frequent rating covers at least this share of the drafts it rated is
 "collapsed" on that criterion."""
 MIN_COLLAPSE_DRAFTS = 20
-"""Fewer rated drafts than this: collapse is not decided (None)."""
+"""Fewer rated drafts than this: collapse cannot decide."""
 RANK_SETTLED = 0.975
 """A pair's order is "settled" when it holds in at least this share of replicates: the same as
 the 95% percentile interval of the paired difference excluding 0 (one tail of 2.5%)."""
+MIN_PILOT_CONVERSATIONS = 10
+"""Fewer shared conversations than this in a pilot: the plan cannot decide (variances from a
+handful of conversations plan on noise)."""
+
+READINGS: dict[str, tuple[str, ...]] = {
+    "position_bias": ("position-biased", "no position bias found"),
+    "position_consistency": ("follows content", "consistent only by chance", "against content"),
+    "test_retest": ("poor", "moderate", "good", "excellent"),
+    "rank_stability": ("settled", "not settled"),
+    "judge_agreement": ("reliable", "tentative", "unreliable"),
+    "judge_collapse": ("collapsed", "not collapsed"),
+    "self_judge": ("same model", "same family", "not related"),
+    "plan": ("conversations needed", "unreachable"),
+}
+"""Each verdict's readings besides "cannot decide: <reason>" (the positive one first)."""
 
 RULES: dict[str, str] = {
     "position_bias": (
         f"position-biased when Pearson's chi-square over the displayed pairs rejects the "
         f"content-blind uniform chooser at p < {BIAS_ALPHA} and some share (the earlier-displayed "
-        f"one's, or a position's) is {BIAS_MARGIN:.2f} or more from its expectation; fewer than "
-        f"{MIN_COMPARISONS} choices: too little data"
+        f"one's, or a position's) is {BIAS_MARGIN:.2f} or more from its expectation; "
+        f"{cannot_decide(f'fewer than {MIN_COMPARISONS} choices')}"
     ),
     "position_consistency": (
         "the same reply (by content) chosen in two epochs that showed the pair in opposite order; "
         "follows content when the 95% CI of consistency minus its content-blind chance (from the "
         "model's own position shares) lies above 0, only by chance when it covers 0, against "
-        f"content when below; fewer than {MIN_SWAPS} swapped pairs: too little data"
+        f"content when below; {cannot_decide('one epoch')}, fewer than {MIN_SWAPS} swapped "
+        f"pairs or fewer than {MIN_CLUSTERS} conversations"
     ),
     "test_retest": (
         "ICC(A,1) (two-way random effects, absolute agreement, single epoch; McGraw & Wong 1996) "
         "of the per-conversation Composite across epochs, read on Koo & Li's (2016) bands: "
-        "< 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent"
+        "< 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, > 0.9 excellent; "
+        f"{cannot_decide('one epoch')}, fewer than {MIN_TEST_RETEST} complete conversations, or "
+        "no variance at all"
     ),
     "rank_stability": (
         "per pair of models, the share of bootstrap replicates (conversations, then epochs "
         "within each) in which their order holds; the order is settled when the share is >= "
-        f"{RANK_SETTLED} (the paired difference's 95% percentile interval excludes 0)"
+        f"{RANK_SETTLED} (the paired difference's 95% percentile interval excludes 0); "
+        f"{cannot_decide(f'fewer than {MIN_CLUSTERS} conversations')} every model has, or a tie"
     ),
     "judge_agreement": (
         "Krippendorff's alpha (ordinal for ratings, nominal for yes/no/na) with a 95% bootstrap "
         "CI over conversations (each one's drafts drawn together); Krippendorff (2004): >= 0.8 "
-        "reliable, 0.667-0.8 tentative, < 0.667 unreliable"
+        f"reliable, 0.667-0.8 tentative, < 0.667 unreliable; {cannot_decide('one judge')}, "
+        f"fewer than {MIN_AGREEMENT_UNITS} units answered by two judges, fewer than "
+        f"{MIN_CLUSTERS} conversations, or one value throughout"
     ),
     "judge_collapse": (
         f"a judge is collapsed on a criterion when one rating covers >= {COLLAPSE_SHARE:.0%} of "
-        f"the drafts it rated (at least {MIN_COLLAPSE_DRAFTS} drafts)"
+        f"the drafts it rated; {cannot_decide(f'fewer than {MIN_COLLAPSE_DRAFTS} rated drafts')}"
+        f", or the drafts themselves do not vary (one draft text on >= {COLLAPSE_SHARE:.0%} of "
+        "them)"
     ),
     "panel": (
         "the panel's rating is the mean of its judges' ratings; its yes/no/na answer the most "
         "frequent one, a tie going to the earliest-listed judge among the tied answers"
+    ),
+    "plan": (
+        "the fewest conversations whose two-sided paired t reaches the power wanted, per number "
+        f"of epochs; {cannot_decide('a pilot of one epoch')}, fewer than "
+        f"{MIN_PILOT_CONVERSATIONS} shared conversations, or no variance at all"
     ),
 }

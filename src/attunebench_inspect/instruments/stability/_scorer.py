@@ -14,7 +14,7 @@ from ._record import read_record, stability_record
 
 @metric(scores="unreduced")
 def stability_figures() -> Metric:
-    """The stability figures that apply to the run (`stability_metrics.log_metrics`), from every
+    """The stability figures that apply to the run (`_log_figures.log_metrics`), from every
     epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
 
     def calculate(scores: list[SampleScore]) -> dict[str, float]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from ..._util.verdict import cannot_decide
 from ...tools.report._analyses import PHRASING_EFFECTS
 from ...tools.report._sections.base import MainReport, Section
-from ...tools.report._table import Table, ci, number, sentence
+from ...tools.report._table import Cell, Table, ci, number, sentence
 from ._report import RankTable, RunStability
 from ._retest import Icc
 from ._rules import RULES
@@ -150,7 +151,11 @@ def _reruns(runs: Sequence[RunStability]) -> Table:
 def _read(run: RunStability, verdict: str) -> str:
     """A verdict, or why there is none: logs of task version 3-A keep no stability records, and
     `--where` may leave a run no conversation."""
-    return verdict if run.records else "no records (a 3-A log, or no conversation left by --where)"
+    return (
+        verdict
+        if run.records
+        else cannot_decide("no records (a 3-A log, or no conversation left by --where)")
+    )
 
 
 def _icc(found: Icc | None) -> str:
@@ -189,19 +194,18 @@ def _judge_tables(report: StabilityReport) -> list[Table]:
         "Stability: each judge's leniency and collapse, beside the panel",
         ["mode", "model", "role", "judge", "criterion", "drafts", "mean rating", "panel mean",
          "modal share", "collapsed", "self-judging"],
-        [
-            [r.mode, r.model, j.role, j.model, j.criterion, j.profile.drafts,
-             number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
-             "-" if j.profile.collapsed is None else "yes" if j.profile.collapsed else "no",
-             _self_judge(r, j.role)]
-            for r in judged
-            for j in r.judge_leniency
-        ],
+        _leniency_rows(judged),
         sentence(RULES["judge_collapse"])
         + ". Self-judging: a judge that is the evaluated model, or of its family from the same "
         "maker, may favour its own kind of writing (allowed: "
         "-T allow_self_judge=true).",
-        empty="No judge answers in these logs (logs of task version 3-A carry none).",
+        empty="No judged run in these logs.",
+    )  # fmt: skip
+    silent = Table(
+        "Stability: judged runs without a judge answer to read",
+        ["mode", "model", "judges", "why"],
+        [[r.mode, r.model, ", ".join(r.judges.values()), r.judge_note] for r in judged
+         if r.judge_note],
     )  # fmt: skip
     selves = [(r, role) for r in judged for role in r.self_judge]
     marked = Table(
@@ -210,7 +214,24 @@ def _judge_tables(report: StabilityReport) -> list[Table]:
         [[r.mode, r.model, role, r.judges[role], _self_judge(r, role)] for r, role in selves],
         "The draft metrics of these runs are judged by the evaluated model or its family.",
     )
-    return [agreement, leniency, *([marked] if selves else [])]
+    return [
+        agreement,
+        leniency,
+        *([silent] if silent.rows else []),
+        *([marked] if selves else []),
+    ]
+
+
+def _leniency_rows(judged: Sequence[RunStability]) -> list[list[Cell]]:
+    """Each judge of each run on each criterion."""
+    rows: list[list[Cell]] = [
+        [r.mode, r.model, j.role, j.model, j.criterion, j.profile.drafts,
+         number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
+         j.profile.verdict, _self_judge(r, j.role)]
+        for r in judged
+        for j in r.judge_leniency
+    ]  # fmt: skip
+    return rows
 
 
 def _rank_tables(report: StabilityReport) -> list[Table]:
@@ -222,7 +243,7 @@ def _rank_tables(report: StabilityReport) -> list[Table]:
             Table(
                 f"Stability: rank stability ({ranks.mode}), {settled} of {len(pairs)} pairs "
                 "settled",
-                ["higher", "Composite", "lower", "Composite", "order holds in", "settled"],
+                ["higher", "Composite", "lower", "Composite", "order holds in", "verdict"],
                 [
                     [
                         ranks.models[i],
@@ -230,11 +251,13 @@ def _rank_tables(report: StabilityReport) -> list[Table]:
                         ranks.models[j],
                         number(ranks.estimates[j], 2),
                         number(ranks.holds[i][j]),
-                        "yes" if ranks.settled[i][j] else "no",
+                        ranks.verdicts[i][j],
                     ]
                     for i, j in pairs
                 ],
-                f"{ranks.rule}; {ranks.resamples} replicates"
+                f"{sentence(ranks.rule)}; {ranks.resamples} replicates, {ranks.shared} "
+                "conversations every "
+                "model has"
                 + ("" if ranks.epochs_resampled else " (one epoch: conversations only)")
                 + ".",
             )
