@@ -173,9 +173,13 @@ def build_report(
     metrics = (*analyses.CANONICAL, *(DIAGNOSTIC if diagnostics else ()))
     pairs = analyses.distinguishability(tables, settings)
     leaderboard = analyses.leaderboard(tables, settings, metrics)
+    scored = {(t.label, t.mode): frozenset(t.ids) for t in tables}
     contamination = contamination_rows(
         [(model_label(r.model), r) for r in probes],
-        [(row.model, row.mode, row.composite) for row in leaderboard],
+        [
+            (row.model, row.mode, row.composite, scored.get((row.model, row.mode), frozenset()))
+            for row in leaderboard
+        ],
     )
     return Report(
         resamples=resamples,

@@ -92,12 +92,12 @@ def probe_sample(conv: VisibleConversation, instances: list[Instance]) -> Sample
 
 
 def probe_data(
-    conversations: Sequence[LoadedConversation], seed: int, data: str, name: str
+    conversations: Sequence[LoadedConversation], seed: int, name: str
 ) -> ProbeData:
-    """One sample per conversation with its instances cut for `seed`; raises InputError when no
-    text of `data` is long enough to probe."""
+    """One sample per conversation with its instances cut for `seed` (a conversation with no text
+    long enough to probe has none: the verdict then says it cannot decide)."""
     visible = [(c.source, split(c.conversation)[0]) for c in conversations]
-    selection = select(visible, seed, data)
+    selection = select(visible, seed)
     by_conversation: dict[str, list[Instance]] = {}
     for instance in selection.instances:
         by_conversation.setdefault(instance.conversation_id, []).append(instance)

@@ -24,11 +24,11 @@ from ._solver import INSTRUCTIONS, request
 
 def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
     """Per conversation of `data` (default: the bundled set), the probe's requests for `seed`;
-    raises InputError where no text is long enough to probe."""
+    none where no text is long enough to probe."""
     source = Path(data) if data is not None else bundled_conversations_dir()
     loaded = load_conversations(source, codebook).conversations
     visible = [(c.source, split(c.conversation)[0]) for c in loaded]
-    instances = select(visible, seed, str(source)).instances
+    instances = select(visible, seed).instances
     requests: dict[str, list[Request]] = {conv.conversation_id: [] for _, conv in visible}
     for instance in instances:
         requests[instance.conversation_id] += [

@@ -31,7 +31,7 @@ class Contamination:
     """A probe run's verdict and what it reads."""
 
     verdict: str
-    """suspected, not suspected, or too few instances to decide."""
+    """suspected, not suspected, or cannot decide: <reason>."""
     rule: str
     guided_rouge_l: float
     general_rouge_l: float
@@ -51,6 +51,8 @@ class Contamination:
     conversations: int
     seed: int | None
     data: str
+    probed: frozenset[str] = frozenset()
+    """The IDs of the conversations probed."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,20 @@ class ContaminationRow:
     model: str
     contamination: Contamination
     composite: dict[str, Interval] = field(default_factory=dict)
+    coverage: dict[str, str] = field(default_factory=dict)
+    """By mode, where the probe's conversations are not the Composite's: what each covers."""
+
+
+def coverage(probed: frozenset[str], scored: frozenset[str]) -> str | None:
+    """Where a verdict and a Composite read different conversations, what each covers (None
+    where they read the same): a verdict says nothing of conversations it did not probe."""
+    if probed == scored:
+        return None
+    shared = len(probed & scored)
+    return (
+        f"the probe read {len(probed)} conversation(s), the Composite {len(scored)}, "
+        f"{shared} in both"
+    )
 
 
 def _count(metrics: dict[str, float], name: str) -> int:
@@ -99,19 +115,28 @@ def contamination_of(run: Run) -> Contamination:
         conversations=results.completed_samples if results else 0,
         seed=seed if isinstance(seed, int) else None,
         data=str(metadata.get("data", "")),
+        probed=frozenset(str(sample.id) for sample in run.samples),
     )
 
 
 def contamination_rows(
-    probes: Sequence[tuple[str, Run]], composites: Sequence[tuple[str, str, Interval]]
+    probes: Sequence[tuple[str, Run]],
+    composites: Sequence[tuple[str, str, Interval, frozenset[str]]],
 ) -> list[ContaminationRow]:
     """One row per model probed ((its label, its probe run), in the order given), with its
-    Composite in each mode (label, mode, Composite) beside the verdict."""
-    return [
-        ContaminationRow(
-            label,
-            contamination_of(run),
-            {mode: interval for model, mode, interval in composites if model == label},
+    Composite in each mode (label, mode, Composite, the conversations it covers) beside the
+    verdict, and what each covers where they differ."""
+    rows = []
+    for label, run in probes:
+        found = contamination_of(run)
+        mine = [(mode, c, ids) for model, mode, c, ids in composites if model == label]
+        differs = {mode: coverage(found.probed, ids) for mode, _, ids in mine}
+        rows.append(
+            ContaminationRow(
+                label,
+                found,
+                {mode: c for mode, c, _ in mine},
+                {mode: text for mode, text in differs.items() if text is not None},
+            )
         )
-        for label, run in probes
-    ]
+    return rows

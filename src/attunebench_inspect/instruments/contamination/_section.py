@@ -21,14 +21,35 @@ def beside(rows: Sequence[ContaminationRow]) -> list[Beside]:
     was probed)."""
     if not rows:
         return []
-    verdicts = {c.model: c.contamination.verdict for c in rows}
+    verdicts = {
+        c.model: c.contamination.verdict + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
+        for c in rows
+    }
     return [
-        Beside("contamination", verdicts, NOT_PROBED, "Contamination: the probe's verdict (below).")
+        Beside(
+            "contamination",
+            verdicts,
+            NOT_PROBED,
+            "Contamination: the probe's verdict (below); "
+            f"'{OTHER_CONVERSATIONS}': the probe did not read the conversations the Composite "
+            "did, and says nothing of those it did not read.",
+        )
     ]
 
 
+OTHER_CONVERSATIONS = "other conversations"
+"""What the leaderboard's column adds where a verdict and a Composite cover different
+conversations (the section says how they differ)."""
+
+
 def _composites(row: ContaminationRow) -> str:
-    return "; ".join(f"{mode} {ci(c, 2)}" for mode, c in sorted(row.composite.items())) or "-"
+    return (
+        "; ".join(
+            f"{mode} {ci(c, 2)}" + (f" ({row.coverage[mode]})" if mode in row.coverage else "")
+            for mode, c in sorted(row.composite.items())
+        )
+        or "-"
+    )
 
 
 def _tables(report: ContaminationReport) -> list[Table]:

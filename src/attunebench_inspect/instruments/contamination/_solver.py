@@ -6,7 +6,9 @@ configuration is fixed in the call, so an `inspect eval --temperature` for the m
 change the probe. The calls of a conversation run side by side; none reads another's answer.
 
 A model that returns no text is not an error: the completion is recorded as empty, the log gets
-one located warning, and the scorer counts it with no overlap.
+one located warning, and the scorer counts it with no overlap. A completion stopped at the length
+limit (as a reasoning model's is when its hidden reasoning spends the budget) is recorded as cut:
+neither carries the evidence a negative needs (verdict.py's abstention table).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ CONFIG = GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
 INSTANCES_KEY = "contamination_instances"
 """Sample metadata: the conversation's instances (segment shown, reference kept), as JSON."""
 
+CUT = frozenset({"max_tokens", "model_length"})
+"""Stop reasons of a completion cut at the length limit."""
+
 INSTRUCTIONS: dict[ProbeCall, Callable[[Instance], str]] = {
     "guided": prompts.guided,
     "general": prompts.general,
@@ -41,10 +46,13 @@ _INSTANCES = TypeAdapter(list[Instance])
 
 
 class ProbeStore(StoreModel):
-    """Each instance's two completions, in instance order."""
+    """Each instance's two completions, in instance order, and whether each was cut at the
+    length limit."""
 
     guided: list[str] = Field(default_factory=list)
     general: list[str] = Field(default_factory=list)
+    guided_cut: list[bool] = Field(default_factory=list)
+    general_cut: list[bool] = Field(default_factory=list)
 
 
 def instances_json(instances: list[Instance]) -> str:
@@ -71,6 +79,7 @@ def contamination_solver() -> Solver:
         completions: dict[ProbeCall, list[str]] = {
             name: [""] * len(instances) for name in INSTRUCTIONS
         }
+        cut: dict[ProbeCall, list[bool]] = {name: [False] * len(instances) for name in INSTRUCTIONS}
 
         async def complete(index: int, name: ProbeCall) -> None:
             instance = instances[index]
@@ -85,6 +94,7 @@ def contamination_solver() -> Solver:
                     "overlap"
                 )
             completions[name][index] = text
+            cut[name][index] = output.stop_reason in CUT
 
         await concurrently(
             *(complete(i, name) for i in range(len(instances)) for name in INSTRUCTIONS)
@@ -92,6 +102,8 @@ def contamination_solver() -> Solver:
         store = store_as(ProbeStore)
         store.guided = completions["guided"]
         store.general = completions["general"]
+        store.guided_cut = cut["guided"]
+        store.general_cut = cut["general"]
         return state
 
     return solve

@@ -37,9 +37,7 @@ def contamination(
         no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid"))
         check("seed", seed, int, "an integer")
         loaded = load(data, codebook, skip_invalid)
-        probe = probe_data(
-            loaded.result.conversations, seed, str(loaded.source.conversations), loaded.dataset_name
-        )
+        probe = probe_data(loaded.result.conversations, seed, loaded.dataset_name)
         return Task(
             dataset=probe.dataset,
             solver=contamination_solver(),
