@@ -66,6 +66,7 @@ FAULTS = (
     "disconnect",
     "empty_body",
     "html",
+    "not_utf8",
 )
 HTML_PAGE = b"<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
 """What a proxy in front of a provider answers when the provider is down (the `html` fault)."""
@@ -283,6 +284,8 @@ class Endpoint:
             content = content[: len(content) // 2] + "\x00\ufffd}{"
         elif fault == "deep":
             content = '{"answer": ' * _DEEP_LEVELS + content + "}" * _DEEP_LEVELS
+        elif fault == "not_utf8":
+            content += " caf\u00e9"
         if fault in ("http_500", "http_429"):
             return Completion(
                 500 if fault == "http_500" else 429,
@@ -403,6 +406,9 @@ class Endpoint:
                     body = body[: len(body) // 2]
                 elif done.fault == "empty_body":
                     body = b""
+                elif done.fault == "not_utf8":
+                    # A reply in Latin-1 where JSON must be UTF-8 (a proxy that re-encodes).
+                    body = json.dumps(done.body, ensure_ascii=False).encode("latin-1", "replace")
                 elif done.fault == "html":
                     return self.send(200, HTML_PAGE, {"Content-Type": "text/html"})
                 elif done.fault == "disconnect":

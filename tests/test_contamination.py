@@ -32,7 +32,6 @@ from attunebench_inspect.instruments.contamination import (
 )
 from attunebench_inspect.instruments.contamination._dataset import probe_data
 from attunebench_inspect.instruments.contamination._instances import (
-    MIN_TEXT_WORDS,
     SEGMENT_HIGH,
     SEGMENT_LOW,
     split_text,

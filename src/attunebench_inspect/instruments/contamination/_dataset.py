@@ -91,9 +91,7 @@ def probe_sample(conv: VisibleConversation, instances: list[Instance]) -> Sample
     )
 
 
-def probe_data(
-    conversations: Sequence[LoadedConversation], seed: int, name: str
-) -> ProbeData:
+def probe_data(conversations: Sequence[LoadedConversation], seed: int, name: str) -> ProbeData:
     """One sample per conversation with its instances cut for `seed` (a conversation with no text
     long enough to probe has none: the verdict then says it cannot decide)."""
     visible = [(c.source, split(c.conversation)[0]) for c in conversations]

@@ -1,0 +1,261 @@
+"""The contamination probe's part of the verdict audit (bench/audit/run.py): its verdict on
+models of planted behaviour over seeds, through the probe's own instances, prompts, scoring and
+verdict (the pure method; bench/contamination/probe_power.py checks that path against
+`inspect_ai.eval` of the task).
+
+Behaviours, each with what is right for it (docs/contamination.md, "When it cannot decide"):
+
+- negative (right: "not suspected"; "cannot decide" is a loss of power, never false): the random
+  baseline, a model that echoes what it was shown, a model that never saw the texts
+  (`memorizer/recall` at share 0), a memorizer of *another* data set (it has read one half of
+  the bundled conversations and is probed on the other);
+- uninformative (right: only "cannot decide"): a model that answers one thing (the majority
+  baseline), one that answers nothing, one whose every completion is cut at the length limit,
+  the random baseline on one conversation;
+- positive (right: "suspected"; power): `memorizer/recall` and `memorizer/recall_other` at
+  share 0.2;
+- metamorphic (the verdict must not change; a change is a false verdict): the data files in
+  another order, the conversations renamed (new IDs: the cuts are drawn anew). A renamed model
+  is not a row: no part of the method reads the model's name (it reaches the log only).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.audit.rows import AuditRow, Planted, tally
+
+from attunebench_inspect._util.bundled import bundled_conversations_dir
+from attunebench_inspect.data._codebook import load_codebook
+from attunebench_inspect.data._load import load_conversations
+from attunebench_inspect.data._split import VisibleConversation, split
+from attunebench_inspect.instruments.contamination._completions import score_instance
+from attunebench_inspect.instruments.contamination._instances import Instance, select
+from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
+from attunebench_inspect.instruments.contamination._recall import published_texts
+from attunebench_inspect.instruments.contamination._solver import CONFIG, request
+from attunebench_inspect.instruments.contamination._verdict import (
+    NOT_SUSPECTED,
+    SUSPECTED,
+    decide,
+)
+from attunebench_inspect.providers._baselines import BaselineAPI
+
+INSTRUMENT = "contamination"
+Visible = list[tuple[str, VisibleConversation]]
+Answer = Callable[[Instance, str, int], tuple[str, bool]]
+"""A planted model: (instance, call, seed) -> (completion, cut at the length limit)."""
+
+
+def _visible(small: bool) -> Visible:
+    loaded = load_conversations(bundled_conversations_dir(), load_codebook()).conversations
+    visible = [(c.source, split(c.conversation)[0]) for c in loaded]
+    return visible[:4] if small else visible
+
+
+def _through(make: Callable[[int], MemorizerAPI | BaselineAPI]) -> Answer:
+    """A provider's answer to the probe's request, for a seed."""
+    made: dict[int, MemorizerAPI | BaselineAPI] = {}
+
+    def answer(instance: Instance, call: str, seed: int) -> tuple[str, bool]:
+        api = made.setdefault(seed, make(seed))
+        output = asyncio.run(api.generate(request(instance, call), [], "none", CONFIG))  # type: ignore[arg-type]
+        return output.completion, False
+
+    return answer
+
+
+def verdict(answer: Answer, visible: Visible, seed: int) -> str:
+    """The probe's verdict on `visible` for a planted model, as its metric reads it: the
+    instances by conversation ID, then in order."""
+    ordered = sorted(visible, key=lambda v: v[1].conversation_id)
+    texts = {conv.conversation_id: published_texts(conv) for _, conv in ordered}
+    results = []
+    for instance in select(ordered, seed).instances:
+        guided, guided_cut = answer(instance, "guided", seed)
+        general, general_cut = answer(instance, "general", seed)
+        scored = score_instance(
+            instance, texts[instance.conversation_id], guided, general, (guided_cut, general_cut)
+        )
+        results.append(scored.result())
+    return decide(results).reading
+
+
+def _renamed(visible: Visible, seed: int) -> Visible:
+    rng = random.Random(f"rename/{seed}")
+    return [
+        (
+            source,
+            conv.model_copy(update={"conversation_id": str(uuid.UUID(int=rng.getrandbits(128)))}),
+        )
+        for source, conv in visible
+    ]
+
+
+def _shuffled(visible: Visible, seed: int) -> Visible:
+    order = list(visible)
+    random.Random(f"shuffle/{seed}").shuffle(order)
+    return order
+
+
+def _row(
+    behaviour: str,
+    planted: Planted,
+    answer: Answer,
+    visible: Visible,
+    seeds: int,
+    right: Sequence[str],
+) -> AuditRow:
+    start = time.perf_counter()
+    said = [verdict(answer, visible, seed) for seed in range(seeds)]
+    return tally(INSTRUMENT, behaviour, planted, said, right, time.perf_counter() - start)
+
+
+def _metamorphic(
+    behaviour: str,
+    answer: Answer,
+    visible: Visible,
+    seeds: int,
+    change: Callable[[Visible, int], Visible],
+    planted: Planted,
+    right: Sequence[str],
+) -> AuditRow:
+    """A row whose verdict must equal the unchanged input's: a change counts as false."""
+    start = time.perf_counter()
+    pairs = [
+        (verdict(answer, visible, seed), verdict(answer, change(visible, seed), seed))
+        for seed in range(seeds)
+    ]
+    row = tally(INSTRUMENT, behaviour, planted, [b for _, b in pairs], right)
+    changed = sum(a != b for a, b in pairs)
+    return replace(
+        row,
+        false_verdicts=row.false_verdicts + changed,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _half(visible: Visible, first: bool) -> Visible:
+    ordered = sorted(visible, key=lambda v: v[1].conversation_id)
+    middle = len(ordered) // 2
+    return ordered[:middle] if first else ordered[middle:]
+
+
+def _memorizer_of(visible: Visible, share: float) -> Callable[[int], MemorizerAPI]:
+    """`memorizer/recall` that has read `visible` alone (its texts, through its own reader)."""
+
+    def make(seed: int) -> MemorizerAPI:
+        api = MemorizerAPI("recall", share=share, seed=seed)
+        mine = {conv.conversation_id for _, conv in visible}
+        loaded = load_conversations(bundled_conversations_dir(), load_codebook()).conversations
+        api.texts = [
+            pair
+            for c in loaded
+            if c.conversation.conversationId in mine
+            for turn in split(c.conversation)[0].turns
+            for pair in (
+                (turn.user_message, turn.om_response),
+                (turn.human_response, turn.om_response),
+            )
+        ]
+        return api
+
+    return make
+
+
+def audit(seeds: int, small: bool) -> list[AuditRow]:
+    visible = _visible(small)
+    never = _through(lambda s: MemorizerAPI("recall", share=0.0, seed=s))
+    random_model = _through(lambda s: BaselineAPI("random", seed=s))
+    memorizer = _through(lambda s: MemorizerAPI("recall", share=0.2, seed=s))
+    negative = (NOT_SUSPECTED,)
+    positive = (SUSPECTED,)
+
+    def cut(instance: Instance, call: str, seed: int) -> tuple[str, bool]:
+        return never(instance, call, seed)[0], True
+
+    return [
+        _row("random", "negative", random_model, visible, seeds, negative),
+        _row(
+            "echo", "negative", _through(lambda s: MemorizerAPI("echo")), visible, seeds, negative
+        ),
+        _row("never saw the texts", "negative", never, visible, seeds, negative),
+        _row(
+            "memorizer of another data set",
+            "negative",
+            _through(_memorizer_of(_half(visible, True), 0.5)),
+            _half(visible, False),
+            seeds,
+            negative,
+        ),
+        _row(
+            "constant (one answer)",
+            "uninformative",
+            _through(lambda s: BaselineAPI("majority")),
+            visible,
+            seeds,
+            (),
+        ),
+        _row("empty", "uninformative", lambda i, c, s: ("", False), visible, seeds, ()),
+        _row("truncated (every completion cut)", "uninformative", cut, visible, seeds, ()),
+        _row("one conversation (random)", "uninformative", random_model, visible[:1], seeds, ()),
+        _row("memorizer share 0.2", "positive", memorizer, visible, seeds, positive),
+        _row(
+            "recall_other share 0.2",
+            "positive",
+            _through(lambda s: MemorizerAPI("recall_other", share=0.2, seed=s)),
+            visible,
+            seeds,
+            positive,
+        ),
+        _metamorphic(
+            "shuffled file order (memorizer 0.2)",
+            memorizer,
+            visible,
+            seeds,
+            _shuffled,
+            "positive",
+            positive,
+        ),
+        _metamorphic(
+            "shuffled file order (random)",
+            random_model,
+            visible,
+            seeds,
+            _shuffled,
+            "negative",
+            negative,
+        ),
+        _metamorphic(
+            "renamed conversations (memorizer 0.2)",
+            memorizer,
+            visible,
+            seeds,
+            _renamed,
+            "positive",
+            positive,
+        ),
+        _metamorphic(
+            "renamed conversations (random)",
+            random_model,
+            visible,
+            seeds,
+            _renamed,
+            "negative",
+            negative,
+        ),
+    ]
+
+
+if __name__ == "__main__":
+    for row in audit(int(sys.argv[1]) if len(sys.argv) > 1 else 3, "--small" in sys.argv):
+        print(row)
