@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -67,7 +69,9 @@ def _through(make: Callable[[int], MemorizerAPI | BaselineAPI]) -> Answer:
     made: dict[int, MemorizerAPI | BaselineAPI] = {}
 
     def answer(instance: Instance, call: str, seed: int) -> tuple[str, bool]:
-        api = made.setdefault(seed, make(seed))
+        if seed not in made:
+            made[seed] = make(seed)
+        api = made[seed]
         output = asyncio.run(api.generate(request(instance, call), [], "none", CONFIG))  # type: ignore[arg-type]
         return output.completion, False
 
@@ -151,25 +155,12 @@ def _half(visible: Visible, first: bool) -> Visible:
 
 
 def _memorizer_of(visible: Visible, share: float) -> Callable[[int], MemorizerAPI]:
-    """`memorizer/recall` that has read `visible` alone (its texts, through its own reader)."""
-
-    def make(seed: int) -> MemorizerAPI:
-        api = MemorizerAPI("recall", share=share, seed=seed)
-        mine = {conv.conversation_id for _, conv in visible}
-        loaded = load_conversations(bundled_conversations_dir(), load_codebook()).conversations
-        api.texts = [
-            pair
-            for c in loaded
-            if c.conversation.conversationId in mine
-            for turn in split(c.conversation)[0].turns
-            for pair in (
-                (turn.user_message, turn.om_response),
-                (turn.human_response, turn.om_response),
-            )
-        ]
-        return api
-
-    return make
+    """`memorizer/recall` that has read the files of `visible` alone (`-M data=` a folder of
+    them)."""
+    folder = Path(tempfile.mkdtemp(prefix="audit-read-"))
+    for source, _ in visible:
+        shutil.copy(source, folder / Path(source).name)
+    return lambda seed: MemorizerAPI("recall", share=share, seed=seed, data=str(folder))
 
 
 def audit(seeds: int, small: bool) -> list[AuditRow]:
