@@ -35,12 +35,13 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
-from ._completions import Scored, score_instance
-from ._dataset import texts_of
+from ._completions import Scored, answer_key, score_instance
+from ._dataset import CONTROL_TEXTS_KEY, GUIDED, LAYOUT, METHODS_KEY, texts_of
 from ._instances import Instance
+from ._layout import LayoutInstance, LayoutVerdict, decide_layout, layout_run
 from ._overlap import Overlap
-from ._recall import Recall, recalled
-from ._solver import ProbeStore, instances_of
+from ._recall import RECALL_RUN_WORDS, Recall, recalled
+from ._solver import ProbeStore, instances_of, layout_of
 from ._verdict import (
     NOT_SUSPECTED,
     RULE,
@@ -50,8 +51,13 @@ from ._verdict import (
     Verdict,
     abstention,
     decide,
+    evidence,
+    overall,
 )
 
+LAYOUT_RESULTS_KEY = "layout"
+"""Score metadata: each layout instance's two runs (the document's and its control's), answers
+and cuts."""
 RESULTS_KEY = "instances"
 """Score metadata: each instance's key, its two overlap scores and matches, its two recall runs
 with the text each matched, its two answers' digests and whether each was cut, and how many of
@@ -71,6 +77,17 @@ _EVIDENCE = {
 """The metrics that hold the abstention table's evidence, by Evidence's field."""
 
 
+def _evidence(metrics: Mapping[str, float], prefix: str) -> Evidence:
+    counts = {field: int(metrics.get(prefix + name, 0)) for name, field in _EVIDENCE.items()}
+    return Evidence(instances=int(metrics.get(prefix + "instances", 0)), **counts)
+
+
+def _sub_reading(metrics: Mapping[str, float], method: str, prefix: str) -> str:
+    if metrics.get(f"{method}_suspected") == 1.0:
+        return SUSPECTED
+    return abstention(_evidence(metrics, prefix)) or NOT_SUSPECTED
+
+
 def reading_of(metrics: Mapping[str, float]) -> str | None:
     """The verdict that a run's metrics (`metric_values`) indicate, an abstention with its
     reason recomputed from the evidence they hold; None if they indicate none."""
@@ -80,49 +97,79 @@ def reading_of(metrics: Mapping[str, float]) -> str | None:
         return NOT_SUSPECTED
     if metrics.get("cannot_decide") != 1.0:
         return None
-    counts = {field: int(metrics.get(name, 0)) for name, field in _EVIDENCE.items()}
-    return abstention(Evidence(instances=int(metrics.get("instances", 0)), **counts))
+    if "layout_instances" not in metrics:
+        return abstention(_evidence(metrics, ""))
+    readings = [("layout", _sub_reading(metrics, "layout", "layout_"))]
+    if "guided_suspected" in metrics:
+        readings.insert(0, ("guided", _sub_reading(metrics, "guided", "")))
+    return overall(readings)
 
 
-def metric_values(verdict: Verdict) -> dict[str, float]:
+def _layout_values(guided: Verdict | None, layout: LayoutVerdict, e: Evidence) -> dict[str, float]:
+    """The layout probe's figures, and each method's sub-verdict where both ran."""
+    sub = {"guided_suspected": float(guided.reading == SUSPECTED)} if guided else {}
+    return {
+        **sub,
+        "layout_suspected": float(layout.reading == SUSPECTED),
+        "layout_recalled": layout.recalled,
+        "layout_control_recalled": layout.control_recalled,
+        "layout_longest": layout.longest,
+        "layout_control_longest": layout.control_longest,
+        "layout_instances": layout.instances,
+        **{f"layout_{name}": getattr(e, field) for name, field in _EVIDENCE.items()},
+    }
+
+
+def metric_values(
+    verdict: Verdict | None, layout: tuple[LayoutVerdict, Evidence] | None = None
+) -> dict[str, float]:
     """The run's metrics. `inspect view` heads a log with the first five (and its log list with
     the first): the verdict's own indicator, then the evidence it reads, the difference with its
     interval and the exact matches; then the rest, in its "All scoring" table. Counts are
-    integers."""
+    integers. `verdict`: the guided probe's (None where it did not run); `layout`: the layout
+    probe's and its evidence (None where it did not run)."""
+    readings = [("guided", verdict.reading)] if verdict else []
+    readings += [("layout", layout[0].reading)] if layout else []
+    reading = overall(readings)
     indicators = {
-        "suspected": float(verdict.reading == SUSPECTED),
-        "not_suspected": float(verdict.reading == NOT_SUSPECTED),
-        "cannot_decide": float(verdict.reading not in (SUSPECTED, NOT_SUSPECTED)),
+        "suspected": float(reading == SUSPECTED),
+        "not_suspected": float(reading == NOT_SUSPECTED),
+        "cannot_decide": float(reading not in (SUSPECTED, NOT_SUSPECTED)),
     }
     first = max(indicators, key=lambda name: indicators[name])
-    e = verdict.evidence
+    shown = verdict or decide([])
+    e = shown.evidence
     return {
         first: 1.0,
-        "difference": verdict.difference.estimate,
-        "ci_low": verdict.difference.low,
-        "ci_high": verdict.difference.high,
-        "exact": verdict.exact,
-        "near_exact": verdict.near_exact,
-        "recalled": verdict.recalled,
-        "guided_rouge_l": verdict.guided_rouge_l,
-        "general_rouge_l": verdict.general_rouge_l,
-        "p_value": verdict.p_value,
-        "instances": verdict.instances,
+        "difference": shown.difference.estimate,
+        "ci_low": shown.difference.low,
+        "ci_high": shown.difference.high,
+        "exact": shown.exact,
+        "near_exact": shown.near_exact,
+        "recalled": shown.recalled,
+        "guided_rouge_l": shown.guided_rouge_l,
+        "general_rouge_l": shown.general_rouge_l,
+        "p_value": shown.p_value,
+        "instances": shown.instances,
         **{name: value for name, value in indicators.items() if name != first},
-        "general_exact": verdict.general_exact,
-        "general_near_exact": verdict.general_near_exact,
-        "longest_recall": verdict.longest_recall,
+        "general_exact": shown.general_exact,
+        "general_near_exact": shown.general_near_exact,
+        "longest_recall": shown.longest_recall,
         **{name: getattr(e, field) for name, field in _EVIDENCE.items()},
+        **(_layout_values(verdict if layout and verdict else None, *layout) if layout else {}),
     }
 
 
-def _records(score: Score) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = (score.metadata or {}).get(RESULTS_KEY, [])
+def _records(score: Score, key: str = RESULTS_KEY) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = (score.metadata or {}).get(key, [])
     return records
 
 
-def results_of(score: Score, conversation: str = "") -> list[InstanceResult]:
-    """A sample's instances as the verdict reads them (`conversation`: its ID)."""
+def results_of(
+    score: Score, conversation: str = "", key: str = RESULTS_KEY
+) -> list[InstanceResult]:
+    """A sample's instances as the verdict reads them (`conversation`: its ID; `key`: the
+    guided probe's records, or `LAYOUT_RESULTS_KEY` the layout probe's)."""
     return [
         InstanceResult(
             guided=float(r["guided"]),
@@ -137,24 +184,37 @@ def results_of(score: Score, conversation: str = "") -> list[InstanceResult]:
             guided_cut=bool(r.get("guided_cut", False)),
             general_cut=bool(r.get("general_cut", False)),
         )
-        for r in _records(score)
+        for r in _records(score, key)
     ]
 
 
-def pooled(scores: Sequence[SampleScore]) -> list[InstanceResult]:
+def pooled(scores: Sequence[SampleScore], key: str = RESULTS_KEY) -> list[InstanceResult]:
     """Every instance of the run, by conversation ID (the order a log keeps its samples in, so
     the figures recomputed from a log are the printed ones), then in instance order."""
     ordered = sorted(scores, key=lambda s: (str(s.sample_id), s.sample_id is None))
-    return [r for s in ordered for r in results_of(s.score, str(s.sample_id))]
+    return [r for s in ordered for r in results_of(s.score, str(s.sample_id), key)]
+
+
+def methods_of(scores: Sequence[SampleScore]) -> list[str]:
+    """The methods the run chose (the guided probe alone in a log that records none)."""
+    for s in scores:
+        return list((s.score.metadata or {}).get(METHODS_KEY, [GUIDED]))
+    return [GUIDED]
 
 
 @metric
 def contamination_verdict() -> Metric:
-    """The verdict over every instance of the run (verdict.RULE), with its figures."""
+    """The verdict over every instance of the run (verdict.RULE, OVERALL_RULE), with its
+    figures."""
 
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
         # Everything from the metadata, so that the verdict and its counts read the same epoch.
-        return metric_values(decide(pooled(scores)))
+        methods = methods_of(scores)
+        layout = pooled(scores, LAYOUT_RESULTS_KEY)
+        return metric_values(
+            decide(pooled(scores)) if GUIDED in methods else None,
+            (decide_layout(layout), evidence(layout)) if LAYOUT in methods else None,
+        )
 
     return calculate
 
@@ -239,22 +299,70 @@ def _scored(state: TaskState) -> list[tuple[Instance, Scored]]:
     ]
 
 
+def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResult]]:
+    """Each layout instance: the document's completion (as `guided`) and its control's (as
+    `general`), each as its longest run of unshown words of its conversation's texts."""
+    store = store_as(ProbeStore)
+    texts = texts_of(state.metadata)
+    control = texts_of(state.metadata, CONTROL_TEXTS_KEY)
+    scored = []
+    for i, layout in enumerate(layout_of(state.metadata)):
+        real, fake = store.layout[i], store.layout_control[i]
+        scored.append(
+            (
+                layout,
+                InstanceResult(
+                    guided=0.0,
+                    general=0.0,
+                    guided_match="none",
+                    general_match="none",
+                    guided_recall=layout_run(real, layout.prefix, texts),
+                    general_recall=layout_run(fake, layout.control_prefix, control),
+                    conversation=layout.conversation_id,
+                    guided_answer=answer_key(real),
+                    general_answer=answer_key(fake),
+                    guided_cut=store.layout_cut[i],
+                    general_cut=store.layout_control_cut[i],
+                ),
+            )
+        )
+    return scored
+
+
+def _layout_line(layout: LayoutInstance, r: InstanceResult) -> str:
+    return (
+        f"- {layout.key}: the document's continuation writes {r.guided_recall} unshown word(s) "
+        f"of a published text in a row, the control's {r.general_recall}"
+    )
+
+
 @scorer(metrics=[contamination_verdict()], rule=RULE)
 def contamination_scorer() -> Scorer:
-    """Each instance's guided and general completion against the unseen rest of its text."""
+    """Each instance's guided and general completion against the unseen rest of its text, and
+    each layout instance's continuation against the conversation's published texts."""
 
     async def score(state: TaskState, target: Target) -> Score:
         scored = _scored(state)
+        layout = _layout_scored(state)
         value = _value(scored)
+        lines = [_line(i, s) for i, s in scored] + [_layout_line(i, r) for i, r in layout]
+        answer = (
+            f"ROUGE-L guided {value['guided_rouge_l']:.2f}, general "
+            f"{value['general_rouge_l']:.2f}; {value['exact']} exact, "
+            f"{value['near_exact']} near-exact; {value['recalled']} recalled"
+        )
+        if layout:
+            value["layout_recalled"] = sum(r.guided_recall >= RECALL_RUN_WORDS for _, r in layout)
+            answer += f"; layout: {value['layout_recalled']} recalled"
         return Score(
             value=value,
-            answer=(
-                f"ROUGE-L guided {value['guided_rouge_l']:.2f}, general "
-                f"{value['general_rouge_l']:.2f}; {value['exact']} exact, "
-                f"{value['near_exact']} near-exact; {value['recalled']} recalled"
-            ),
-            explanation="\n".join(_line(i, s) for i, s in scored) or "no instance probed",
-            metadata={RESULTS_KEY: [_record(i, s) for i, s in scored]},
+            answer=answer,
+            explanation="\n".join(lines) or "no instance probed",
+            metadata={
+                METHODS_KEY: state.metadata.get(METHODS_KEY, [GUIDED]),
+                RESULTS_KEY: [_record(i, s) for i, s in scored],
+                LAYOUT_RESULTS_KEY: [{"key": i.key, **asdict(r)} for i, r in layout],
+            },
         )
 
     return score

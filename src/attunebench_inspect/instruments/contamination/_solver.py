@@ -15,8 +15,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    get_model,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field, TypeAdapter
@@ -26,6 +33,7 @@ from ...solve._solver import concurrently
 from ...solve._transport import generate_or_say
 from . import _prompts as prompts
 from ._instances import Instance
+from ._layout import LAYOUT_INSTRUCTION, LayoutInstance
 
 logger = logging.getLogger(__name__)
 
@@ -43,16 +51,34 @@ INSTRUCTIONS: dict[ProbeCall, Callable[[Instance], str]] = {
     "general": prompts.general,
 }
 _INSTANCES = TypeAdapter(list[Instance])
+_LAYOUT = TypeAdapter(list[LayoutInstance])
+LAYOUT_KEY = "contamination_layout"
+"""Sample metadata: the conversation's layout instances (each document's start and its
+control's), as JSON."""
 
 
 class ProbeStore(StoreModel):
-    """Each instance's two completions, in instance order, and whether each was cut at the
-    length limit."""
+    """Each instance's completions, in instance order, and whether each was cut at the length
+    limit: the guided probe's two, and the layout probe's (the document and its control)."""
 
     guided: list[str] = Field(default_factory=list)
     general: list[str] = Field(default_factory=list)
     guided_cut: list[bool] = Field(default_factory=list)
     general_cut: list[bool] = Field(default_factory=list)
+    layout: list[str] = Field(default_factory=list)
+    layout_control: list[str] = Field(default_factory=list)
+    layout_cut: list[bool] = Field(default_factory=list)
+    layout_control_cut: list[bool] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the probe: which completion it fills, its messages, where it reads."""
+
+    name: ProbeCall
+    index: int
+    messages: list[ChatMessage]
+    where: str
 
 
 def instances_json(instances: list[Instance]) -> str:
@@ -63,47 +89,70 @@ def instances_of(metadata: dict[str, object]) -> list[Instance]:
     return _INSTANCES.validate_json(str(metadata[INSTANCES_KEY]))
 
 
+def layout_json(instances: list[LayoutInstance]) -> str:
+    return _LAYOUT.dump_json(instances).decode()
+
+
+def layout_of(metadata: dict[str, object]) -> list[LayoutInstance]:
+    """A sample's layout instances (none where the layout probe was not chosen)."""
+    raw = metadata.get(LAYOUT_KEY)
+    return _LAYOUT.validate_json(str(raw)) if raw is not None else []
+
+
 def request(instance: Instance, call: ProbeCall) -> list[ChatMessage]:
     """The messages of one of an instance's calls: its instruction as one user message (what
     the solver sends, and what `attunebench estimate` prices)."""
     return [ChatMessageUser(content=INSTRUCTIONS[call](instance))]
 
 
+def layout_request(prefix: str) -> list[ChatMessage]:
+    """A layout call: the instruction, then the document's start as the assistant's own text,
+    which a local server continues as raw text (what the solver sends and the estimate
+    prices)."""
+    return [ChatMessageUser(content=LAYOUT_INSTRUCTION), ChatMessageAssistant(content=prefix)]
+
+
+def calls_of(metadata: dict[str, object]) -> list[Call]:
+    """Every call of a sample: two per guided instance, two per layout instance."""
+    calls = [
+        Call(name, i, request(instance, name), instance.where)
+        for i, instance in enumerate(instances_of(metadata))
+        for name in INSTRUCTIONS
+    ]
+    for i, layout in enumerate(layout_of(metadata)):
+        calls.append(Call("layout", i, layout_request(layout.prefix), layout.where))
+        calls.append(Call("layout_control", i, layout_request(layout.control_prefix), layout.where))
+    return calls
+
+
 @solver
 def contamination_solver() -> Solver:
-    """Two completions per instance: guided (data set named) and general (nothing named)."""
+    """Two completions per instance: guided (data set named) and general (nothing named); and
+    per layout instance, the document's continuation and its control's."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        instances = instances_of(state.metadata)
+        calls = calls_of(state.metadata)
         model = get_model()
-        completions: dict[ProbeCall, list[str]] = {
-            name: [""] * len(instances) for name in INSTRUCTIONS
-        }
-        cut: dict[ProbeCall, list[bool]] = {name: [False] * len(instances) for name in INSTRUCTIONS}
+        texts: dict[str, dict[int, str]] = {}
+        cut: dict[str, dict[int, bool]] = {}
 
-        async def complete(index: int, name: ProbeCall) -> None:
-            instance = instances[index]
-            output = await generate_or_say(
-                model, request(instance, name), CONFIG, name, instance.where
-            )
-            text = output.completion
-            if not text.strip():
+        async def complete(call: Call) -> None:
+            output = await generate_or_say(model, call.messages, CONFIG, call.name, call.where)
+            if not output.completion.strip():
                 logger.warning(
-                    f"contamination probe: {instance.where}: the model returned no text for "
-                    f"the {name} instruction (stop reason {output.stop_reason}); scored as no "
+                    f"contamination probe: {call.where}: the model returned no text for "
+                    f"the {call.name} call (stop reason {output.stop_reason}); scored as no "
                     "overlap"
                 )
-            completions[name][index] = text
-            cut[name][index] = output.stop_reason in CUT
+            texts.setdefault(call.name, {})[call.index] = output.completion
+            cut.setdefault(call.name, {})[call.index] = output.stop_reason in CUT
 
-        await concurrently(
-            *(complete(i, name) for i in range(len(instances)) for name in INSTRUCTIONS)
-        )
+        await concurrently(*(complete(call) for call in calls))
         store = store_as(ProbeStore)
-        store.guided = completions["guided"]
-        store.general = completions["general"]
-        store.guided_cut = cut["guided"]
-        store.general_cut = cut["general"]
+        for name in ("guided", "general", "layout", "layout_control"):
+            found = texts.get(name, {})
+            setattr(store, name, [found[i] for i in range(len(found))])
+            setattr(store, f"{name}_cut", [cut[name][i] for i in range(len(found))])
         return state
 
     return solve

@@ -124,6 +124,32 @@ RULE = (
     f"sign-flip permutation test over instances at alpha {ALPHA}; else not suspected"
 )
 """The verdict's rule as it is printed beside the verdict."""
+LAYOUT_RULE = (
+    f"suspected if at least {RECALL_NEEDED} completions of the documents write out a run of "
+    f"{RECALL_RUN_WORDS}+ words of a published text of their conversation that the prompt did "
+    f"not show, and more than of the control documents; else cannot decide by the same "
+    f"abstention table (the document's completion and its control's as the pair); else not "
+    f"suspected"
+)
+"""The files-layout probe's sub-verdict (layout.py)."""
+OVERALL_RULE = (
+    "suspected if any method's sub-verdict is suspected; else cannot decide if any method "
+    "cannot decide (its reason); else not suspected"
+)
+"""How the verdict reads the sub-verdicts of the methods run (the guided probe alone: its own)."""
+
+
+def overall(readings: Sequence[tuple[str, str]]) -> str:
+    """The verdict from each method's (name, sub-verdict), by `OVERALL_RULE`; a single method's
+    own verdict where it alone ran."""
+    if len(readings) == 1:
+        return readings[0][1]
+    if any(r == SUSPECTED for _, r in readings):
+        return SUSPECTED
+    for method, reading in readings:
+        if reading != NOT_SUSPECTED:
+            return cannot_decide(f"{method}: {reading.removeprefix('cannot decide: ')}")
+    return NOT_SUSPECTED
 
 
 @dataclass(frozen=True)
