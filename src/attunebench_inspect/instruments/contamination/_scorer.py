@@ -88,6 +88,11 @@ def _sub_reading(metrics: Mapping[str, float], method: str, prefix: str) -> str:
     return abstention(_evidence(metrics, prefix)) or NOT_SUSPECTED
 
 
+def layout_reading(metrics: Mapping[str, float]) -> str:
+    """The files-layout probe's sub-verdict, from a run's metrics that hold its figures."""
+    return _sub_reading(metrics, "layout", "layout_")
+
+
 def reading_of(metrics: Mapping[str, float]) -> str | None:
     """The verdict that a run's metrics (`metric_values`) indicate, an abstention with its
     reason recomputed from the evidence they hold; None if they indicate none."""
@@ -99,7 +104,7 @@ def reading_of(metrics: Mapping[str, float]) -> str | None:
         return None
     if "layout_instances" not in metrics:
         return abstention(_evidence(metrics, ""))
-    readings = [("layout", _sub_reading(metrics, "layout", "layout_"))]
+    readings = [("layout", layout_reading(metrics))]
     if "guided_suspected" in metrics:
         readings.insert(0, ("guided", _sub_reading(metrics, "guided", "")))
     return overall(readings)

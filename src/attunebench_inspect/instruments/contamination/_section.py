@@ -8,7 +8,7 @@ from typing import Protocol
 
 from ...tools.report._sections.base import Beside, MainReport, Section
 from ...tools.report._table import Table, ci, number
-from ._report import NOT_PROBED, ContaminationRow
+from ._report import NOT_PROBED, Contamination, ContaminationRow
 
 
 class ContaminationReport(MainReport, Protocol):
@@ -52,6 +52,16 @@ def _composites(row: ContaminationRow) -> str:
     )
 
 
+def _layout(c: Contamination) -> str:
+    found = c.layout
+    if found is None:
+        return "not run (-T methods=guided,layout)"
+    return (
+        f"{found.verdict}; {found.recalled}, {found.control_recalled} of {found.instances} "
+        f"({found.longest}, {found.control_longest})"
+    )
+
+
 def _tables(report: ContaminationReport) -> list[Table]:
     """Has the model seen these conversations? The probe's verdict per model, beside its
     Composite (docs/contamination.md)."""
@@ -75,6 +85,7 @@ def _tables(report: ContaminationReport) -> list[Table]:
                 "exact / near-exact",
                 "recalled (longest run)",
                 "texts (conversations)",
+                "files layout: sub-verdict; recalled, control (longest runs)",
                 "seed",
             ],
             [
@@ -88,6 +99,7 @@ def _tables(report: ContaminationReport) -> list[Table]:
                     f"{c.exact} / {c.near_exact}",
                     f"{c.recalled} ({c.longest_recall})",
                     f"{c.instances} ({c.conversations})",
+                    _layout(c),
                     "-" if c.seed is None else c.seed,
                 ]
                 for r in rows
@@ -99,7 +111,11 @@ def _tables(report: ContaminationReport) -> list[Table]:
             "the same text, nothing named; difference: guided minus general; exact and "
             "near-exact: guided completions; recalled: completions (guided or general) "
             "that write out a run of another published text of the conversation that the "
-            "prompt did not show, with the longest run in words."
+            "prompt did not show, with the longest run in words. Files layout: the start of "
+            "each conversation's document in the files' layout, continued (recalled: 13+ "
+            "unshown words of a published text in a row), beside a never-published control; "
+            "where both methods ran, the verdict is suspected if either is, cannot decide if "
+            "either cannot."
             + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
             + (" Over every text each probe ran: --where does not apply." if report.where else "")
             + " Rule: "
