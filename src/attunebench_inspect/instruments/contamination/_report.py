@@ -141,7 +141,10 @@ def _rule(method: dict[str, object], methods: object) -> str:
     probe ran, its rule and the overall rule."""
     rule = str(method.get("rule", ""))
     if isinstance(methods, list) and "layout" in methods:
-        layout = f"files layout: {method.get('layout_rule', '')}; overall: {method.get('overall_rule', '')}"
+        layout = (
+            f"files layout: {method.get('layout_rule', '')}; "
+            f"overall: {method.get('overall_rule', '')}"
+        )
         rule = layout if methods == ["layout"] else f"guided: {rule}; {layout}"
     return rule
 

@@ -306,7 +306,8 @@ def _scored(state: TaskState) -> list[tuple[Instance, Scored]]:
 
 def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResult]]:
     """Each layout instance: the document's completion (as `guided`) and its control's (as
-    `general`), each as its longest run of unshown words of its conversation's texts."""
+    `general`), each as its longest run of unshown words of its conversation's texts; never
+    read as cut (the solver still records the stop)."""
     store = store_as(ProbeStore)
     texts = texts_of(state.metadata)
     control = texts_of(state.metadata, CONTROL_TEXTS_KEY)
@@ -326,8 +327,8 @@ def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResul
                     conversation=layout.conversation_id,
                     guided_answer=answer_key(real),
                     general_answer=answer_key(fake),
-                    guided_cut=store.layout_cut[i],
-                    general_cut=store.layout_control_cut[i],
+                    # A file has no end: the length limit is a window on its continuation,
+                    # so a completion cut there still carries text (unlike a guided one).
                 ),
             )
         )

@@ -128,7 +128,8 @@ LAYOUT_RULE = (
     f"suspected if at least {RECALL_NEEDED} completions of the documents write out a run of "
     f"{RECALL_RUN_WORDS}+ words of a published text of their conversation that the prompt did "
     f"not show, and more than of the control documents; else cannot decide by the same "
-    f"abstention table (the document's completion and its control's as the pair); else not "
+    f"abstention table (the document's completion and its control's as the pair; a completion cut "
+    f"at the length limit still carries text); else not "
     f"suspected"
 )
 """The files-layout probe's sub-verdict (layout.py)."""
