@@ -24,7 +24,8 @@ Stages:
             that scripts/llama-server.sh builds from), checked against the wheel's tokenizer
   evaluate  each model served by llama-server (scripts/llama-server.sh) and, on each half, the
             contamination probe and the main task (default mode) through Inspect's openai-api
-            provider, as scripts/local-model.sh runs a local model
+            provider, as scripts/local-model.sh runs a local model; `--tasks layout` the
+            probe's files-layout method alone (-T methods=layout)
   results   RESULTS.md beside this file (results.py)
 
 Needs the `finetune` extra (torch, transformers, accelerate, gguf, sentencepiece, protobuf) beside
@@ -55,7 +56,13 @@ from layout import MODELS, UNTUNED, log_dir, model_dir  # noqa: E402
 
 LLAMA = ROOT / "scripts" / "llama-server.sh"
 STAGES = ("prepare", "train", "convert", "evaluate", "results")
-TASKS = {"probe": "attunebench_inspect/contamination", "main": "attunebench_inspect/default"}
+TASKS = {
+    "probe": "attunebench_inspect/contamination",
+    "layout": "attunebench_inspect/contamination",
+    "main": "attunebench_inspect/default",
+}
+"""What the evaluate stage runs: the guided probe, the files-layout probe (-T methods=layout),
+the main task."""
 NLL_WINDOWS = 2
 """Memorisation is read on each document's first NLL_WINDOWS windows of --block tokens (the
 first 1,024 tokens at the defaults): forward passes over whole documents of three models cost
@@ -280,7 +287,7 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
     commands = []
     for half in HALVES:
         for task in args.tasks:
-            per_half = args.probe_per_half if task == "probe" else args.per_half
+            per_half = args.probe_per_half if task != "main" else args.per_half
             command = [
                 inspect,
                 "eval",
@@ -301,8 +308,10 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
             ]
             # The probe fixes its own generation settings and cuts its texts by the run's seed;
             # the main task's drafts need a cap.
-            if task == "probe":
+            if task != "main":
                 command += ["-T", f"seed={args.seed}"]
+            if task == "layout":
+                command += ["-T", "methods=layout"]
             if task == "main":
                 command += ["--max-tokens", str(args.max_tokens)]
             commands.append(command)
@@ -368,7 +377,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         default=",".join(MODELS),
         help="the untuned model and the variants (stages run side by side may split them)",
     )
-    p.add_argument("--tasks", default=",".join(TASKS), help="what the evaluate stage runs")
+    p.add_argument(
+        "--tasks", default="probe,main", help=f"what the evaluate stage runs, of {', '.join(TASKS)}"
+    )
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--block", type=int, default=512, help="tokens per training window")
