@@ -313,7 +313,8 @@ def test_parameters_are_checked() -> None:
     with pytest.raises(InputError) as error:
         contamination(sed=1)
     assert str(error.value) == (
-        "unknown task parameter(s): sed; the parameters are data, codebook, seed, skip_invalid"
+        "unknown task parameter(s): sed; the parameters are data, codebook, seed, skip_invalid, "
+        "methods"
     )
     with pytest.raises(InputError, match="task parameter seed must be an integer; got 'x'"):
         contamination(seed="x")
