@@ -403,3 +403,35 @@ def test_a_reply_that_is_not_utf8_is_one_line_naming_the_call(
         message
     )
     assert ": turn " in message and "`inspect eval-retry LOG` runs it again" in message
+
+
+# --- a verdict beside a Composite of other conversations ------------------------------------
+
+
+def test_coverage_says_when_the_probe_and_the_composite_read_other_conversations() -> None:
+    from attunebench_inspect.instruments.contamination._report import coverage
+
+    assert coverage(frozenset({"a", "b"}), frozenset({"a", "b"})) is None
+    assert coverage(frozenset({"a", "b"}), frozenset({"c", "d", "e"})) == (
+        "the probe read 2 conversation(s), the Composite 3, 0 in both"
+    )
+
+
+def test_the_report_says_a_verdict_covers_other_conversations(
+    tmp_path: Path, bundled_files: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from attunebench_inspect import default
+    from attunebench_inspect._suite.cli import main
+
+    probed, scored = tmp_path / "probed", tmp_path / "scored"
+    for folder, files in ((probed, bundled_files[:2]), (scored, bundled_files[2:5])):
+        folder.mkdir()
+        for file in files:
+            (folder / file.name).write_text(file.read_text())
+    logs = str(tmp_path / "logs")
+    eval(contamination(data=str(probed)), model="attunebench/random", display="none", log_dir=logs)
+    eval(default(data=str(scored)), model="attunebench/random", display="none", log_dir=logs)
+    assert main(["report", logs]) == 0
+    shown = capsys.readouterr().out
+    assert "(other conversations)" in shown
+    assert "the probe read 2 conversation(s), the Composite 3, 0 in both" in shown
