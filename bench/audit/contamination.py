@@ -29,12 +29,13 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.audit.rows import AuditRow, Planted, tally
+from inspect_ai.scorer import SampleScore, Score
 
 from attunebench_inspect._util.bundled import bundled_conversations_dir
 from attunebench_inspect.data._codebook import load_codebook
@@ -44,11 +45,15 @@ from attunebench_inspect.instruments.contamination._completions import score_ins
 from attunebench_inspect.instruments.contamination._instances import Instance, select
 from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
 from attunebench_inspect.instruments.contamination._recall import published_texts
+from attunebench_inspect.instruments.contamination._scorer import (
+    RESULTS_KEY,
+    contamination_verdict,
+    reading_of,
+)
 from attunebench_inspect.instruments.contamination._solver import CONFIG, request
 from attunebench_inspect.instruments.contamination._verdict import (
     NOT_SUSPECTED,
     SUSPECTED,
-    decide,
 )
 from attunebench_inspect.providers._baselines import BaselineAPI
 
@@ -79,19 +84,25 @@ def _through(make: Callable[[int], MemorizerAPI | BaselineAPI]) -> Answer:
 
 
 def verdict(answer: Answer, visible: Visible, seed: int) -> str:
-    """The probe's verdict on `visible` for a planted model, as its metric reads it: the
-    instances by conversation ID, then in order."""
-    ordered = sorted(visible, key=lambda v: v[1].conversation_id)
-    texts = {conv.conversation_id: published_texts(conv) for _, conv in ordered}
-    results = []
-    for instance in select(ordered, seed).instances:
+    """The probe's verdict on `visible` for a planted model, as its metric reads it: one
+    sample score per conversation, handed to the metric in the files' order (the metric orders
+    them itself)."""
+    texts = {conv.conversation_id: published_texts(conv) for _, conv in visible}
+    records: dict[str, list[dict[str, object]]] = {c.conversation_id: [] for _, c in visible}
+    for instance in select(visible, seed).instances:
         guided, guided_cut = answer(instance, "guided", seed)
         general, general_cut = answer(instance, "general", seed)
         scored = score_instance(
             instance, texts[instance.conversation_id], guided, general, (guided_cut, general_cut)
         )
-        results.append(scored.result())
-    return decide(results).reading
+        records[instance.conversation_id].append({"key": instance.key, **asdict(scored.result())})
+    scores = [
+        SampleScore(score=Score(value=0, metadata={RESULTS_KEY: found}), sample_id=cid)
+        for cid, found in records.items()
+    ]
+    metrics = contamination_verdict()(scores)
+    assert isinstance(metrics, dict)
+    return reading_of(metrics) or "no verdict"
 
 
 def _renamed(visible: Visible, seed: int) -> Visible:
@@ -163,51 +174,43 @@ def _memorizer_of(visible: Visible, share: float) -> Callable[[int], MemorizerAP
     return lambda seed: MemorizerAPI("recall", share=share, seed=seed, data=str(folder))
 
 
-def audit(seeds: int, small: bool) -> list[AuditRow]:
-    visible = _visible(small)
+def _negatives(visible: Visible, seeds: int) -> list[AuditRow]:
     never = _through(lambda s: MemorizerAPI("recall", share=0.0, seed=s))
-    random_model = _through(lambda s: BaselineAPI("random", seed=s))
-    memorizer = _through(lambda s: MemorizerAPI("recall", share=0.2, seed=s))
-    negative = (NOT_SUSPECTED,)
-    positive = (SUSPECTED,)
+    echo = _through(lambda s: MemorizerAPI("echo"))
+    other = _through(_memorizer_of(_half(visible, True), 0.5))
+    right = (NOT_SUSPECTED,)
+    return [
+        _row("random", "negative", RANDOM, visible, seeds, right),
+        _row("echo", "negative", echo, visible, seeds, right),
+        _row("never saw the texts", "negative", never, visible, seeds, right),
+        _row(
+            "memorizer of another data set", "negative", other, _half(visible, False), seeds, right
+        ),
+    ]
+
+
+def _uninformative(visible: Visible, seeds: int) -> list[AuditRow]:
+    constant = _through(lambda s: BaselineAPI("majority"))
+    never = _through(lambda s: MemorizerAPI("recall", share=0.0, seed=s))
 
     def cut(instance: Instance, call: str, seed: int) -> tuple[str, bool]:
         return never(instance, call, seed)[0], True
 
     return [
-        _row("random", "negative", random_model, visible, seeds, negative),
-        _row(
-            "echo", "negative", _through(lambda s: MemorizerAPI("echo")), visible, seeds, negative
-        ),
-        _row("never saw the texts", "negative", never, visible, seeds, negative),
-        _row(
-            "memorizer of another data set",
-            "negative",
-            _through(_memorizer_of(_half(visible, True), 0.5)),
-            _half(visible, False),
-            seeds,
-            negative,
-        ),
-        _row(
-            "constant (one answer)",
-            "uninformative",
-            _through(lambda s: BaselineAPI("majority")),
-            visible,
-            seeds,
-            (),
-        ),
+        _row("constant (one answer)", "uninformative", constant, visible, seeds, ()),
         _row("empty", "uninformative", lambda i, c, s: ("", False), visible, seeds, ()),
         _row("truncated (every completion cut)", "uninformative", cut, visible, seeds, ()),
-        _row("one conversation (random)", "uninformative", random_model, visible[:1], seeds, ()),
-        _row("memorizer share 0.2", "positive", memorizer, visible, seeds, positive),
-        _row(
-            "recall_other share 0.2",
-            "positive",
-            _through(lambda s: MemorizerAPI("recall_other", share=0.2, seed=s)),
-            visible,
-            seeds,
-            positive,
-        ),
+        _row("one conversation (random)", "uninformative", RANDOM, visible[:1], seeds, ()),
+    ]
+
+
+def _positives_and_metamorphic(visible: Visible, seeds: int) -> list[AuditRow]:
+    memorizer = _through(lambda s: MemorizerAPI("recall", share=0.2, seed=s))
+    other = _through(lambda s: MemorizerAPI("recall_other", share=0.2, seed=s))
+    yes, no = (SUSPECTED,), (NOT_SUSPECTED,)
+    return [
+        _row("memorizer share 0.2", "positive", memorizer, visible, seeds, yes),
+        _row("recall_other share 0.2", "positive", other, visible, seeds, yes),
         _metamorphic(
             "shuffled file order (memorizer 0.2)",
             memorizer,
@@ -215,16 +218,10 @@ def audit(seeds: int, small: bool) -> list[AuditRow]:
             seeds,
             _shuffled,
             "positive",
-            positive,
+            yes,
         ),
         _metamorphic(
-            "shuffled file order (random)",
-            random_model,
-            visible,
-            seeds,
-            _shuffled,
-            "negative",
-            negative,
+            "shuffled file order (random)", RANDOM, visible, seeds, _shuffled, "negative", no
         ),
         _metamorphic(
             "renamed conversations (memorizer 0.2)",
@@ -233,17 +230,25 @@ def audit(seeds: int, small: bool) -> list[AuditRow]:
             seeds,
             _renamed,
             "positive",
-            positive,
+            yes,
         ),
         _metamorphic(
-            "renamed conversations (random)",
-            random_model,
-            visible,
-            seeds,
-            _renamed,
-            "negative",
-            negative,
+            "renamed conversations (random)", RANDOM, visible, seeds, _renamed, "negative", no
         ),
+    ]
+
+
+RANDOM = _through(lambda s: BaselineAPI("random", seed=s))
+
+
+def audit(seeds: int, small: bool) -> list[AuditRow]:
+    """The probe's rows of the verdict audit: every behaviour over `seeds` seeds, on the bundled
+    set (`small`: its first 4 conversations)."""
+    visible = _visible(small)
+    return [
+        *_negatives(visible, seeds),
+        *_uninformative(visible, seeds),
+        *_positives_and_metamorphic(visible, seeds),
     ]
 
 

@@ -62,6 +62,50 @@ def _layout(c: Contamination) -> str:
     )
 
 
+HEADERS = [
+    "model",
+    "verdict",
+    "Composite [95% CI] by mode",
+    "ROUGE-L guided / general",
+    "difference [95% CI]",
+    "permutation p",
+    "exact / near-exact",
+    "recalled (longest run)",
+    "texts (conversations)",
+    "files layout: sub-verdict; recalled, control (longest runs)",
+    "seed",
+]
+READING = (
+    "The verdict sits beside the Composite, never inside it: a suspected model may score by "
+    "recall as well as attunement; not suspected is not proof that it never saw the data "
+    "(docs/contamination.md). Guided: the instruction names the data set; general: the same "
+    "text, nothing named; difference: guided minus general; exact and near-exact: guided "
+    "completions; recalled: completions (guided or general) that write out a run of another "
+    "published text of the conversation that the prompt did not show, with the longest run in "
+    "words. Files layout: the start of each conversation's document in the files' layout, "
+    "continued (recalled: 13+ unshown words of a published text in a row), beside a "
+    "never-published control; where both methods ran, the verdict is suspected if either is, "
+    "cannot decide if either cannot."
+)
+
+
+def _row(r: ContaminationRow) -> list[str | float | int | None]:
+    c = r.contamination
+    return [
+        r.model,
+        c.verdict,
+        _composites(r),
+        f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
+        ci(c.difference),
+        number(c.p_value, 4),
+        f"{c.exact} / {c.near_exact}",
+        f"{c.recalled} ({c.longest_recall})",
+        f"{c.instances} ({c.conversations})",
+        _layout(c),
+        "-" if c.seed is None else c.seed,
+    ]
+
+
 def _tables(report: ContaminationReport) -> list[Table]:
     """Has the model seen these conversations? The probe's verdict per model, beside its
     Composite (docs/contamination.md)."""
@@ -75,47 +119,9 @@ def _tables(report: ContaminationReport) -> list[Table]:
     return [
         Table(
             "Contamination: has the model seen these conversations?",
-            [
-                "model",
-                "verdict",
-                "Composite [95% CI] by mode",
-                "ROUGE-L guided / general",
-                "difference [95% CI]",
-                "permutation p",
-                "exact / near-exact",
-                "recalled (longest run)",
-                "texts (conversations)",
-                "files layout: sub-verdict; recalled, control (longest runs)",
-                "seed",
-            ],
-            [
-                [
-                    r.model,
-                    c.verdict,
-                    _composites(r),
-                    f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
-                    ci(c.difference),
-                    number(c.p_value, 4),
-                    f"{c.exact} / {c.near_exact}",
-                    f"{c.recalled} ({c.longest_recall})",
-                    f"{c.instances} ({c.conversations})",
-                    _layout(c),
-                    "-" if c.seed is None else c.seed,
-                ]
-                for r in rows
-                for c in (r.contamination,)
-            ],
-            "The verdict sits beside the Composite, never inside it: a suspected model may score "
-            "by recall as well as attunement; not suspected is not proof that it never saw the "
-            "data (docs/contamination.md). Guided: the instruction names the data set; general: "
-            "the same text, nothing named; difference: guided minus general; exact and "
-            "near-exact: guided completions; recalled: completions (guided or general) "
-            "that write out a run of another published text of the conversation that the "
-            "prompt did not show, with the longest run in words. Files layout: the start of "
-            "each conversation's document in the files' layout, continued (recalled: 13+ "
-            "unshown words of a published text in a row), beside a never-published control; "
-            "where both methods ran, the verdict is suspected if either is, cannot decide if "
-            "either cannot."
+            HEADERS,
+            [_row(r) for r in rows],
+            READING
             + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
             + (" Over every text each probe ran: --where does not apply." if report.where else "")
             + " Rule: "
