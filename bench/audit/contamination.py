@@ -253,5 +253,8 @@ def audit(seeds: int, small: bool) -> list[AuditRow]:
 
 
 if __name__ == "__main__":
+    # The probe's rows alone (bench/audit/run.py runs every instrument's): SEEDS [--small].
+    start = time.perf_counter()
     for row in audit(int(sys.argv[1]) if len(sys.argv) > 1 else 3, "--small" in sys.argv):
         print(row)
+    print(f"{time.perf_counter() - start:.0f} s")
