@@ -1,14 +1,17 @@
-"""The probe's calls: for every instance of a conversation, one guided and one general completion.
+"""The probe's calls: for every instance of a conversation, one guided and one general completion;
+with the files-layout probe, for every turn, the document's continuation and its control's.
 
-Each call is one user message and nothing else, as in Golchin & Surdeanu's code, at temperature 0
-and at most `MAX_TOKENS` = 500 output tokens (their released settings). The
+A guided or general call is one user message and nothing else, as in Golchin & Surdeanu's code; a
+layout call is the instruction and the document's start as the assistant's own text (layout.py).
+Every call runs at temperature 0 and at most `MAX_TOKENS` = 500 output tokens (their released
+settings). The
 configuration is fixed in the call, so an `inspect eval --temperature` for the main task does not
 change the probe. The calls of a conversation run side by side; none reads another's answer.
 
 A model that returns no text is not an error: the completion is recorded as empty, the log gets
 one located warning, and the scorer counts it with no overlap. A completion stopped at the length
 limit (as a reasoning model's is when its hidden reasoning spends the budget) is recorded as cut:
-neither carries the evidence a negative needs (verdict.py's abstention table).
+in the guided probe neither carries the evidence a negative needs (verdict.py's abstention table).
 """
 
 from __future__ import annotations
