@@ -587,6 +587,13 @@ def test_power_benchmark_small_version(bundled_files: list[Path]) -> None:
     negatives = [m.label for m in bench.MODELS if not m.positive]
     assert len(negatives) == 5
     for label in negatives:
+        # The majority baseline answers one same draft: the abstention table's row 5.
+        if label == "attunebench/majority":
+            assert all(
+                r.startswith("cannot decide: the model answered one same text")
+                for r in by_model[label]
+            ), label
+            continue
         assert by_model[label] == ["not suspected"] * 3, label
     for share in ("0.2", "0.5"):
         assert by_model[f"memorizer/recall share {share}"] == ["suspected"] * 3

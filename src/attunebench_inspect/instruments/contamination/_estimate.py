@@ -15,22 +15,26 @@ from pathlib import Path
 from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
 from ...data._load import load_conversations
+from ...data._problems import InputError
 from ...data._split import split
 from ...solve._call_record import ProbeCall
 from ...tools.estimate._capture import Request
 from ...tools.estimate._command import PricedTask
-from ._instances import select
+from ._instances import nothing_to_probe, select
 from ._layout import LayoutInstance, layout_instances
 from ._solver import INSTRUCTIONS, layout_request, request
 
 
 def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
     """Per conversation of `data` (default: the bundled set), the probe's requests for `seed`;
-    none where no text is long enough to probe."""
+    raises InputError where no text is long enough to probe."""
     source = Path(data) if data is not None else bundled_conversations_dir()
     loaded = load_conversations(source, codebook).conversations
     visible = [(c.source, split(c.conversation)[0]) for c in loaded]
     instances = select(visible, seed).instances
+    if not instances:
+        # The probe runs and says it cannot decide; a bill of no call is no estimate.
+        raise InputError(nothing_to_probe(visible, str(source)))
     requests: dict[str, list[Request]] = {conv.conversation_id: [] for _, conv in visible}
     for instance in instances:
         requests[instance.conversation_id] += [

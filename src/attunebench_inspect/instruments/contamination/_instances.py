@@ -127,6 +127,19 @@ def _texts(conv: VisibleConversation) -> list[tuple[int, Kind, str]]:
     return found
 
 
+def nothing_to_probe(conversations: Sequence[tuple[str, VisibleConversation]], data: str) -> str:
+    """Why a data set has no instance, in one line (what a bill of the probe cannot price)."""
+    longest = max(
+        (len(_WORD.findall(text)) for _, conv in conversations for _, _, text in _texts(conv)),
+        default=0,
+    )
+    return (
+        f"{data}: no text long enough to probe: found at most {longest} word(s) in a "
+        f"participant message or edited reply; expected at least one of {MIN_TEXT_WORDS} words "
+        "or more"
+    )
+
+
 def select(conversations: Sequence[tuple[str, VisibleConversation]], seed: int) -> Selection:
     """Every instance of `conversations` ((source file, conversation) pairs) long enough to
     probe, cut for `seed` (none where no text is long enough)."""

@@ -144,7 +144,7 @@ def contamination_solver() -> Solver:
             if not output.completion.strip():
                 logger.warning(
                     f"contamination probe: {call.where}: the model returned no text for "
-                    f"the {call.name} call (stop reason {output.stop_reason}); scored as no "
+                    f"the {call.name} instruction (stop reason {output.stop_reason}); scored as no "
                     "overlap"
                 )
             texts.setdefault(call.name, {})[call.index] = output.completion
