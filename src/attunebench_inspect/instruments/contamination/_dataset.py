@@ -27,7 +27,15 @@ from ._recall import (
     PublishedText,
     published_texts,
 )
-from ._solver import INSTANCES_KEY, LAYOUT_KEY, MAX_TOKENS, TEMPERATURE, instances_json, layout_json
+from ._solver import (
+    INSTANCES_KEY,
+    LAYOUT_KEY,
+    LAYOUT_MAX_TOKENS,
+    MAX_TOKENS,
+    TEMPERATURE,
+    instances_json,
+    layout_json,
+)
 from ._verdict import (
     ALPHA,
     EXACT_NEEDED,
@@ -58,6 +66,7 @@ METHOD: dict[str, object] = {
     "recall_needed": RECALL_NEEDED,
     "rule": RULE,
     "layout_cut": CUT_KEY,
+    "layout_max_tokens": LAYOUT_MAX_TOKENS,
     "layout_instruction": LAYOUT_INSTRUCTION,
     "layout_rule": LAYOUT_RULE,
     "overall_rule": OVERALL_RULE,

@@ -102,7 +102,7 @@ LAYOUT_PRICED = PricedTask(
     assumption="contamination_layout: the files-layout probe (seed 0), two calls per turn (the "
     "document in the files' layout up to the turn's message, and its never-published "
     "control), each the instruction and the document's start as the assistant's text; its "
-    "output as long as the turn's message (a call is capped at 500 tokens).",
+    "output as long as the turn's message (a call is capped at 200 tokens).",
     requests=layout_requests,
 )
 """The layout probe on the estimate's bill: `attunebench estimate --contamination_layout`."""

@@ -3,8 +3,8 @@ with the files-layout probe, for every turn, the document's continuation and its
 
 A guided or general call is one user message and nothing else, as in Golchin & Surdeanu's code; a
 layout call is the instruction and the document's start as the assistant's own text (layout.py).
-Every call runs at temperature 0 and at most `MAX_TOKENS` = 500 output tokens (their released
-settings). The
+Every call runs at temperature 0; a guided or general call at most `MAX_TOKENS` = 500 output
+tokens (their released settings), a layout call `LAYOUT_MAX_TOKENS` = 200. The
 configuration is fixed in the call, so an `inspect eval --temperature` for the main task does not
 change the probe. The calls of a conversation run side by side; none reads another's answer.
 
@@ -43,6 +43,10 @@ logger = logging.getLogger(__name__)
 TEMPERATURE = 0.0
 MAX_TOKENS = 500
 CONFIG = GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
+LAYOUT_MAX_TOKENS = 200
+"""A layout call's window on the file's continuation: a turn's message and more (the bundled
+messages run to about 100 words); a file has no end, so every layout call runs to its window."""
+LAYOUT_CONFIG = GenerateConfig(temperature=TEMPERATURE, max_tokens=LAYOUT_MAX_TOKENS)
 INSTANCES_KEY = "contamination_instances"
 """Sample metadata: the conversation's instances (segment shown, reference kept), as JSON."""
 
@@ -82,6 +86,7 @@ class Call:
     index: int
     messages: list[ChatMessage]
     where: str
+    config: GenerateConfig
 
 
 def instances_json(instances: list[Instance]) -> str:
@@ -118,13 +123,21 @@ def layout_request(prefix: str) -> list[ChatMessage]:
 def calls_of(metadata: dict[str, object]) -> list[Call]:
     """Every call of a sample: two per guided instance, two per layout instance."""
     calls = [
-        Call(name, i, request(instance, name), instance.where)
+        Call(name, i, request(instance, name), instance.where, CONFIG)
         for i, instance in enumerate(instances_of(metadata))
         for name in INSTRUCTIONS
     ]
     for i, layout in enumerate(layout_of(metadata)):
-        calls.append(Call("layout", i, layout_request(layout.prefix), layout.where))
-        calls.append(Call("layout_control", i, layout_request(layout.control_prefix), layout.where))
+        calls += [
+            Call("layout", i, layout_request(layout.prefix), layout.where, LAYOUT_CONFIG),
+            Call(
+                "layout_control",
+                i,
+                layout_request(layout.control_prefix),
+                layout.where,
+                LAYOUT_CONFIG,
+            ),
+        ]
     return calls
 
 
@@ -140,7 +153,7 @@ def contamination_solver() -> Solver:
         cut: dict[str, dict[int, bool]] = {}
 
         async def complete(call: Call) -> None:
-            output = await generate_or_say(model, call.messages, CONFIG, call.name, call.where)
+            output = await generate_or_say(model, call.messages, call.config, call.name, call.where)
             if not output.completion.strip():
                 logger.warning(
                     f"contamination probe: {call.where}: the model returned no text for "
