@@ -252,7 +252,7 @@ def layout_lines(out: Path) -> list[str]:
         "never-published conversation (each text's words shuffled, a new ID).",
         "",
         "| model | half | layout sub-verdict | recalled (documents) | recalled (control) "
-        "| longest run: documents / control | instances | empty / cut at the limit "
+        "| longest run: documents / control | instances | empty completions "
         "| served | wall time |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -270,8 +270,7 @@ def layout_lines(out: Path) -> list[str]:
                 f"{_f(m.get('layout_longest', NAN), 0)} / "
                 f"{_f(m.get('layout_control_longest', NAN), 0)} | "
                 f"{_f(m.get('layout_instances', NAN), 0)} | "
-                f"{_f(m.get('layout_empty_completions', NAN), 0)} / "
-                f"{_f(m.get('layout_cut_completions', NAN), 0)} | "
+                f"{_f(m.get('layout_empty_completions', NAN), 0)} | "
                 f"{_served(out, model, 'layout')} | {_minutes(p.seconds)} |"
             )
     return lines
