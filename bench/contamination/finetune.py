@@ -408,6 +408,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the full design: every conversation of both halves in both tasks, 512 tokens",
     )
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (results)")
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=HERE / "RESULTS.md",
+        help="where the results stage writes its page (default: RESULTS.md beside this file)",
+    )
     args = p.parse_args(argv)
     if args.full:
         args.conversations, args.per_half, args.probe_per_half = 0, None, None
@@ -451,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stage == "results":
             from results import write_results
 
-            write_results(args.out, HERE / "RESULTS.md", resamples=args.resamples)
+            write_results(args.out, args.results, resamples=args.resamples)
         else:
             stages[stage](args)
     return 0
