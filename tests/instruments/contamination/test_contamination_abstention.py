@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -19,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import get_model
 from inspect_ai.scorer import SampleScore
 
 from attunebench_inspect import contamination
@@ -328,14 +328,13 @@ class _Planted(Endpoint):
 
 def _through_openai(model: MemorizerAPI | None, data: Path, logs: Path) -> EvalLog:
     with _Planted(model) as endpoint:
-        os.environ["OPENAI_BASE_URL"] = endpoint.base_url
-        os.environ.setdefault("OPENAI_API_KEY", "loopback")
-        return eval(
-            contamination(data=str(data)),
-            model="openai/gpt-4o-mini",
-            display="none",
-            log_dir=str(logs),
-        )[0]
+        # A model of its own per endpoint: a memoized one would call the last, closed endpoint.
+        openai = get_model(
+            "openai/gpt-4o-mini", base_url=endpoint.base_url, api_key="loopback", memoize=False
+        )
+        return eval(contamination(data=str(data)), model=openai, display="none", log_dir=str(logs))[
+            0
+        ]
 
 
 def _short(raw: dict[str, Any], folder: Path, count: int, turns: int) -> Path:
@@ -354,9 +353,8 @@ def _short(raw: dict[str, Any], folder: Path, count: int, turns: int) -> Path:
 
 
 def test_done_when_through_openai_on_short_and_single_conversations(
-    tmp_path: Path, conversation_raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, conversation_raw: dict[str, Any]
 ) -> None:
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     short = _short(conversation_raw, tmp_path / "short", 4, 2)  # 16 instances
     single = _short(conversation_raw, tmp_path / "single", 1, 2)  # 4 instances
     readings = {}
@@ -384,14 +382,15 @@ def test_done_when_through_openai_on_short_and_single_conversations(
 
 
 def test_a_reply_that_is_not_utf8_is_one_line_naming_the_call(
-    tmp_path: Path, small_dataset: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, small_dataset: Any
 ) -> None:
     with Endpoint(EndpointConfig(faults={"not_utf8": 1.0}, max_seconds=120)) as endpoint:
-        monkeypatch.setenv("OPENAI_BASE_URL", endpoint.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "loopback")
+        openai = get_model(
+            "openai/gpt-4o-mini", base_url=endpoint.base_url, api_key="loopback", memoize=False
+        )
         log = eval(
             contamination(data=str(small_dataset(1))),
-            model="openai/gpt-4o-mini",
+            model=openai,
             display="none",
             log_dir=str(tmp_path / "logs"),
             max_retries=0,
