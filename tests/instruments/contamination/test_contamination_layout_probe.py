@@ -149,3 +149,21 @@ def test_methods_are_checked_in_one_line() -> None:
     assert str(error.value) == (
         "task parameter methods: unknown minkpp; expected some of guided, layout"
     )
+
+
+def test_no_label_in_any_layout_prompt(tmp_path: Path, conversation_raw: dict[str, Any]) -> None:
+    from ...test_protocol import CANARIES, _with_canaries
+
+    (tmp_path / "c.json").write_text(json.dumps(_with_canaries(conversation_raw)), encoding="utf-8")
+    probe = Spy()
+    log = eval(
+        contamination(data=str(tmp_path), methods="layout"),
+        model=probe.model("probed"),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
+    assert log.status == "success" and probe.calls
+    prompts = probe.texts()
+    assert any(CUT_KEY in p for p in prompts)
+    for canary in CANARIES:
+        assert not any(canary in p for p in prompts), canary
