@@ -19,6 +19,7 @@ from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.instruments.contamination._layout import (
     CUT_KEY,
     LAYOUT_INSTRUCTION,
+    continuation,
     control,
     document,
     layout_instances,
@@ -88,6 +89,9 @@ def test_the_control_was_never_published_and_keeps_the_layout(bundled_files: lis
 
 def test_json_escapes_are_undone_before_scoring() -> None:
     assert unescaped(r"she said \"no\"\nthen left \u00e9") == 'she said "no"\nthen left é'
+    # llama-server returns a continued message whole; a chat provider only what it wrote.
+    assert continuation('{"a": "start and more', '{"a": "start') == " and more"
+    assert continuation(" and more", '{"a": "start') == " and more"
 
 
 def _run(model: Any, tmp_path: Path, data: Path, **task: Any) -> EvalLog:

@@ -15,7 +15,8 @@ document leaves it out, and the text around each field stands as in the file.
 - **The call** (`_solver.py`): the instruction as a user message, then the document up to the cut
   as the start of the assistant's own answer, which an OpenAI-compatible local server
   (llama-server) continues as raw text; a chat provider answers it as chat.
-- **Score**: the completion's JSON escapes are undone, then heuristic 3's measure (recall.py):
+- **Score**: the completion's given start dropped where the server returns it (`continuation`)
+  and its JSON escapes undone, then heuristic 3's measure (recall.py):
   its longest run of words that the prompt did not show and that stand, in order, in one
   published text of the conversation. A completion is **recalled** at `RECALL_RUN_WORDS` = 13.
 - **The control**: the same document of a conversation that was never published, made from the
@@ -153,6 +154,12 @@ def unescaped(completion: str) -> str:
         return chr(int(code[1:], 16)) if code.startswith("u") else _SIMPLE[code]
 
     return _ESCAPE.sub(one, completion)
+
+
+def continuation(completion: str, prefix: str) -> str:
+    """What the model wrote after the document's start: llama-server returns a continued
+    assistant message whole, its given start included; a chat provider returns only its own."""
+    return completion[len(prefix) :] if completion.startswith(prefix) else completion
 
 
 def layout_run(completion: str, prefix: str, texts: Sequence[PublishedText]) -> int:

@@ -38,7 +38,7 @@ from inspect_ai.util import store_as
 from ._completions import Scored, answer_key, score_instance
 from ._dataset import CONTROL_TEXTS_KEY, GUIDED, LAYOUT, METHODS_KEY, texts_of
 from ._instances import Instance
-from ._layout import LayoutInstance, LayoutVerdict, decide_layout, layout_run
+from ._layout import LayoutInstance, LayoutVerdict, continuation, decide_layout, layout_run
 from ._overlap import Overlap
 from ._recall import RECALL_RUN_WORDS, Recall, recalled
 from ._solver import ProbeStore, instances_of, layout_of
@@ -313,7 +313,8 @@ def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResul
     control = texts_of(state.metadata, CONTROL_TEXTS_KEY)
     scored = []
     for i, layout in enumerate(layout_of(state.metadata)):
-        real, fake = store.layout[i], store.layout_control[i]
+        real = continuation(store.layout[i], layout.prefix)
+        fake = continuation(store.layout_control[i], layout.control_prefix)
         scored.append(
             (
                 layout,
