@@ -55,7 +55,7 @@ def _composites(row: ContaminationRow) -> str:
 def _layout(c: Contamination) -> str:
     found = c.layout
     if found is None:
-        return "not run (-T methods=guided,layout)"
+        return "not run"
     return (
         f"{found.verdict}; {found.recalled}, {found.control_recalled} of {found.instances} "
         f"({found.longest}, {found.control_longest})"
@@ -72,7 +72,7 @@ HEADERS = [
     "exact / near-exact",
     "recalled (longest run)",
     "texts (conversations)",
-    "files layout: sub-verdict; recalled, control (longest runs)",
+    "files layout",
     "seed",
 ]
 READING = (
@@ -82,10 +82,11 @@ READING = (
     "text, nothing named; difference: guided minus general; exact and near-exact: guided "
     "completions; recalled: completions (guided or general) that write out a run of another "
     "published text of the conversation that the prompt did not show, with the longest run in "
-    "words. Files layout: the start of each conversation's document in the files' layout, "
-    "continued (recalled: 13+ unshown words of a published text in a row), beside a "
-    "never-published control; where both methods ran, the verdict is suspected if either is, "
-    "cannot decide if either cannot."
+    "words. Files layout (-T methods=guided,layout; else not run): its sub-verdict; the "
+    "documents' and the control's recalled continuations of the instances (13+ unshown words "
+    "of a published text in a row), and their longest runs; each document is the start of a "
+    "conversation's file layout, the control a never-published one; where both methods ran, "
+    "the verdict is suspected if either is, cannot decide if either cannot."
 )
 
 
