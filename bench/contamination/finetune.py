@@ -285,7 +285,7 @@ def convert_stage(args: argparse.Namespace) -> None:
 def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[list[str]]:
     inspect = str(Path(sys.executable).parent / "inspect")
     commands = []
-    for half in HALVES:
+    for half in args.halves:
         for task in args.tasks:
             per_half = args.probe_per_half if task != "main" else args.per_half
             command = [
@@ -305,6 +305,10 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
                 "--display",
                 "plain",
                 "--no-score-display",
+                # A long call on a loaded CPU must not be cut and sent again (the client's own
+                # timeout is 10 minutes).
+                "--timeout",
+                str(args.timeout),
             ]
             # The probe fixes its own generation settings and cuts its texts by the run's seed;
             # the main task's drafts need a cap.
@@ -396,6 +400,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--port", type=int, default=8091)
     p.add_argument(
+        "--halves", default=",".join(HALVES), help="the halves the evaluate stage runs on"
+    )
+    p.add_argument(
+        "--timeout", type=int, default=7200, help="seconds a call may take (evaluate stage)"
+    )
+    p.add_argument(
         "--server-threads",
         type=int,
         default=1,
@@ -426,10 +436,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args.stages = [s for s in args.stages.split(",") if s]
     args.models = [m for m in args.models.split(",") if m]
     args.tasks = [t for t in args.tasks.split(",") if t]
+    args.halves = [h for h in args.halves.split(",") if h]
     for name, given, allowed in (
         ("--stages", args.stages, STAGES),
         ("--models", args.models, MODELS),
         ("--tasks", args.tasks, tuple(TASKS)),
+        ("--halves", args.halves, HALVES),
     ):
         wrong = [x for x in given if x not in allowed]
         if wrong:
