@@ -67,6 +67,7 @@ FAULTS = (
     "empty_body",
     "html",
     "error_200",
+    "not_utf8",
 )
 HTML_PAGE = b"<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
 """What a proxy in front of a provider answers when the provider is down (the `html` fault)."""
@@ -284,6 +285,8 @@ class Endpoint:
             content = content[: len(content) // 2] + "\x00\ufffd}{"
         elif fault == "deep":
             content = '{"answer": ' * _DEEP_LEVELS + content + "}" * _DEEP_LEVELS
+        elif fault == "not_utf8":
+            content += " caf\u00e9"
         if fault == "error_200":
             # A proxy or a provider that answers an error object with status 200.
             return Completion(200, error_body(dialect, "injected error_200"), "", use, 0, fault)
@@ -407,6 +410,9 @@ class Endpoint:
                     body = body[: len(body) // 2]
                 elif done.fault == "empty_body":
                     body = b""
+                elif done.fault == "not_utf8":
+                    # A reply in Latin-1 where JSON must be UTF-8 (a proxy that re-encodes).
+                    body = json.dumps(done.body, ensure_ascii=False).encode("latin-1", "replace")
                 elif done.fault == "html":
                     return self.send(200, HTML_PAGE, {"Content-Type": "text/html"})
                 elif done.fault == "disconnect":

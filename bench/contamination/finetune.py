@@ -24,7 +24,8 @@ Stages:
             that scripts/llama-server.sh builds from), checked against the wheel's tokenizer
   evaluate  each model served by llama-server (scripts/llama-server.sh) and, on each half, the
             contamination probe and the main task (default mode) through Inspect's openai-api
-            provider, as scripts/local-model.sh runs a local model
+            provider, as scripts/local-model.sh runs a local model; `--tasks layout` the
+            probe's files-layout method alone (-T methods=layout)
   results   RESULTS.md beside this file (results.py)
 
 Needs the `finetune` extra (torch, transformers, accelerate, gguf, sentencepiece, protobuf) beside
@@ -55,7 +56,13 @@ from layout import MODELS, UNTUNED, log_dir, model_dir  # noqa: E402
 
 LLAMA = ROOT / "scripts" / "llama-server.sh"
 STAGES = ("prepare", "train", "convert", "evaluate", "results")
-TASKS = {"probe": "attunebench_inspect/contamination", "main": "attunebench_inspect/default"}
+TASKS = {
+    "probe": "attunebench_inspect/contamination",
+    "layout": "attunebench_inspect/contamination",
+    "main": "attunebench_inspect/default",
+}
+"""What the evaluate stage runs: the guided probe, the files-layout probe (-T methods=layout),
+the main task."""
 NLL_WINDOWS = 2
 """Memorisation is read on each document's first NLL_WINDOWS windows of --block tokens (the
 first 1,024 tokens at the defaults): forward passes over whole documents of three models cost
@@ -278,9 +285,9 @@ def convert_stage(args: argparse.Namespace) -> None:
 def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[list[str]]:
     inspect = str(Path(sys.executable).parent / "inspect")
     commands = []
-    for half in HALVES:
+    for half in args.halves:
         for task in args.tasks:
-            per_half = args.probe_per_half if task == "probe" else args.per_half
+            per_half = args.probe_per_half if task != "main" else args.per_half
             command = [
                 inspect,
                 "eval",
@@ -298,11 +305,17 @@ def eval_commands(args: argparse.Namespace, split: Split, model: str) -> list[li
                 "--display",
                 "plain",
                 "--no-score-display",
+                # A long call on a loaded CPU must not be cut and sent again (the client's own
+                # timeout is 10 minutes).
+                "--timeout",
+                str(args.timeout),
             ]
             # The probe fixes its own generation settings and cuts its texts by the run's seed;
             # the main task's drafts need a cap.
-            if task == "probe":
+            if task != "main":
                 command += ["-T", f"seed={args.seed}"]
+            if task == "layout":
+                command += ["-T", "methods=layout"]
             if task == "main":
                 command += ["--max-tokens", str(args.max_tokens)]
             commands.append(command)
@@ -368,7 +381,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         default=",".join(MODELS),
         help="the untuned model and the variants (stages run side by side may split them)",
     )
-    p.add_argument("--tasks", default=",".join(TASKS), help="what the evaluate stage runs")
+    p.add_argument(
+        "--tasks", default="probe,main", help=f"what the evaluate stage runs, of {', '.join(TASKS)}"
+    )
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--block", type=int, default=512, help="tokens per training window")
@@ -385,6 +400,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--port", type=int, default=8091)
     p.add_argument(
+        "--halves", default=",".join(HALVES), help="the halves the evaluate stage runs on"
+    )
+    p.add_argument(
+        "--timeout", type=int, default=7200, help="seconds a call may take (evaluate stage)"
+    )
+    p.add_argument(
         "--server-threads",
         type=int,
         default=1,
@@ -397,6 +418,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the full design: every conversation of both halves in both tasks, 512 tokens",
     )
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (results)")
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=HERE / "RESULTS.md",
+        help="where the results stage writes its page (default: RESULTS.md beside this file)",
+    )
     args = p.parse_args(argv)
     if args.full:
         args.conversations, args.per_half, args.probe_per_half = 0, None, None
@@ -409,10 +436,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args.stages = [s for s in args.stages.split(",") if s]
     args.models = [m for m in args.models.split(",") if m]
     args.tasks = [t for t in args.tasks.split(",") if t]
+    args.halves = [h for h in args.halves.split(",") if h]
     for name, given, allowed in (
         ("--stages", args.stages, STAGES),
         ("--models", args.models, MODELS),
         ("--tasks", args.tasks, tuple(TASKS)),
+        ("--halves", args.halves, HALVES),
     ):
         wrong = [x for x in given if x not in allowed]
         if wrong:
@@ -440,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stage == "results":
             from results import write_results
 
-            write_results(args.out, HERE / "RESULTS.md", resamples=args.resamples)
+            write_results(args.out, args.results, resamples=args.resamples)
         else:
             stages[stage](args)
     return 0

@@ -131,7 +131,7 @@ async def _answers(api: ModelAPI, instances: Sequence[Instance], call: ProbeCall
 def results_of(
     api: ModelAPI, visible: Sequence[tuple[str, VisibleConversation]], seed: int
 ) -> list[InstanceResult]:
-    instances = select(visible, seed, "bench").instances
+    instances = select(visible, seed).instances
     texts: dict[str, list[PublishedText]] = {
         conv.conversation_id: published_texts(conv) for _, conv in visible
     }

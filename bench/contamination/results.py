@@ -41,6 +41,7 @@ from attunebench_inspect.instruments.contamination._recall import (
     PublishedText,
     Recall,
 )
+from attunebench_inspect.instruments.contamination._scorer import layout_reading, reading_of
 from attunebench_inspect.instruments.contamination._verdict import InstanceResult, Verdict, decide
 from attunebench_inspect.score._metrics import nanmean
 from attunebench_inspect.tools.report._composite import run_composite
@@ -58,11 +59,9 @@ MEASURES = ("composite", *PILLARS)
 NAN = float("nan")
 PROBE_SCORER = "contamination_scorer"
 NOTES = "<!-- notes: written by hand, kept when the tables are rewritten -->"
-VERDICTS = {
-    "suspected": "suspected",
-    "not_suspected": "not suspected",
-    "too_few_instances": "too few instances to decide",
-}
+OLD_VERDICT = {"too_few_instances": "too few instances to decide"}
+"""The third reading of logs written before the abstention table (task version 3-A and
+before)."""
 
 
 # --- pure: the inflation and its interval --------------------------------------------------------
@@ -235,9 +234,46 @@ def probe_result(folder: Path) -> ProbeResult | None:
         for score in header.results.scores:
             if score.scorer == PROBE_SCORER or score.name == PROBE_SCORER:
                 metrics.update({k: float(m.value) for k, m in score.metrics.items()})
-        verdict = next((VERDICTS[k] for k in VERDICTS if metrics.get(k) == 1.0), "no verdict")
+        old = next((OLD_VERDICT[k] for k in OLD_VERDICT if metrics.get(k) == 1.0), None)
+        verdict = reading_of(metrics) or old or "no verdict"
         return ProbeResult(verdict, metrics, _seconds(header.stats))
     return None
+
+
+def layout_lines(out: Path) -> list[str]:
+    """The files-layout probe's readings (`-T methods=layout`), model by half, from the logs."""
+    lines = [
+        "",
+        "## The files-layout probe",
+        "",
+        "Each conversation's document in the files' layout, cut at each turn's message and "
+        "continued (docs/contamination.md); recalled: a continuation writing 13+ unshown words "
+        "of a published text of its conversation in a row; the control: the same document of a "
+        "never-published conversation (each text's words shuffled, a new ID).",
+        "",
+        "| model | half | layout sub-verdict | recalled (documents) | recalled (control) "
+        "| longest run: documents / control | instances | empty completions "
+        "| served | wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in MODELS:
+        for half in HALVES:
+            p = probe_result(log_dir(out, model, half, "layout"))
+            if p is None:
+                lines.append(f"| {model} | {half} | not run | | | | | | | |")
+                continue
+            m = p.metrics
+            lines.append(
+                f"| {model} | {half} | **{layout_reading(m)}** | "
+                f"{_f(m.get('layout_recalled', NAN), 0)} | "
+                f"{_f(m.get('layout_control_recalled', NAN), 0)} | "
+                f"{_f(m.get('layout_longest', NAN), 0)} / "
+                f"{_f(m.get('layout_control_longest', NAN), 0)} | "
+                f"{_f(m.get('layout_instances', NAN), 0)} | "
+                f"{_f(m.get('layout_empty_completions', NAN), 0)} | "
+                f"{_served(out, model, 'layout')} | {_minutes(p.seconds)} |"
+            )
+    return lines
 
 
 # --- the page ------------------------------------------------------------------------------------
@@ -375,6 +411,7 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
                 f"{_served(out, model, 'probe')} | {_minutes(p.seconds)} |"
             )
 
+    lines += layout_lines(out)
     lines += [
         "",
         "### Heuristic 3 in detail, and a control",

@@ -252,9 +252,13 @@ def _other_tasks(
     version = report.task_version
     profile_tables = [kept(profile_table(r)) for r in runs if is_profile_run(r)]
     probes = [r for r in runs if is_contamination_run(r)]
+    scored = {(t.label, t.mode): frozenset(t.ids) for t in tables}
     contamination = contamination_rows(
         [(model_label(r.model), r) for r in probes],
-        [(row.model, row.mode, row.composite) for row in report.leaderboard],
+        [
+            (row.model, row.mode, row.composite, scored.get((row.model, row.mode), frozenset()))
+            for row in report.leaderboard
+        ],
     )
     return dataclasses.replace(
         report,

@@ -23,6 +23,9 @@ from ._call_record import CallType
 
 TRANSPORT_FAULTS: tuple[type[BaseException], ...] = (
     json.JSONDecodeError,
+    # A reply that is not UTF-8 (a proxy that re-encodes): the client's JSON decoding fails
+    # before it reaches a JSON error.
+    UnicodeDecodeError,
     httpx.TransportError,
     httpx.DecodingError,
     openai.APIConnectionError,

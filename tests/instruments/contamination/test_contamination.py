@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_ai import Task, eval
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score
 from pytest_inspect_evals.metrics import assert_agreeing_epochs_change_nothing, run_metrics
@@ -31,7 +31,6 @@ from attunebench_inspect.instruments.contamination import (
 )
 from attunebench_inspect.instruments.contamination._dataset import probe_data
 from attunebench_inspect.instruments.contamination._instances import (
-    MIN_TEXT_WORDS,
     SEGMENT_HIGH,
     SEGMENT_LOW,
     split_text,
@@ -44,7 +43,7 @@ from attunebench_inspect.instruments.contamination._overlap import (
     words,
 )
 from attunebench_inspect.instruments.contamination._prompts import DATASET, shown_segment
-from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY
+from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY, reading_of
 from attunebench_inspect.instruments.contamination._verdict import (
     RULE,
     InstanceResult,
@@ -158,11 +157,18 @@ def test_a_cut_keeps_every_word_and_leaves_both_parts(text: list[str], fraction:
 
 def _results(diffs: list[float], matches: list[str] | None = None) -> list[InstanceResult]:
     matches = matches or ["none"] * len(diffs)
+    # Two conversations, every completion its own text: evidence enough for a negative.
     return [
         InstanceResult(
-            guided=max(d, 0.0), general=max(-d, 0.0), guided_match=m, general_match="none"
-        )  # type: ignore[arg-type]
-        for d, m in zip(diffs, matches, strict=True)
+            guided=max(d, 0.0),
+            general=max(-d, 0.0),
+            guided_match=m,  # type: ignore[arg-type]
+            general_match="none",
+            conversation=f"c{i % 2}",
+            guided_answer=f"g{i}",
+            general_answer=f"h{i}",
+        )
+        for i, (d, m) in enumerate(zip(diffs, matches, strict=True))
     ]
 
 
@@ -186,12 +192,13 @@ def test_below_ten_instances_only_a_match_decides() -> None:
     # 9 instances of +1: p = 1/512 would pass, but 9 < 10 instances: too few to decide.
     few = decide(_results([1.0] * 9))
     assert few.p_value == pytest.approx(1 / 512)
-    assert few.reading == "too few instances to decide" and not few.heuristic_1
+    assert few.reading == "cannot decide: too few instances (9, at least 10)"
+    assert not few.heuristic_1
     # One exact match among 3 instances: suspected by heuristic 2 alone.
     one_exact = decide(_results([1.0, 0.0, 0.0], ["exact", "none", "none"]))
     assert (one_exact.reading, one_exact.exact) == ("suspected", 1)
     none_at_all = decide([])
-    assert none_at_all.reading == "too few instances to decide"
+    assert none_at_all.reading == "cannot decide: no text long enough to probe"
     assert none_at_all.instances == 0 and math.isnan(none_at_all.p_value)
 
 
@@ -203,7 +210,7 @@ def test_near_exact_needs_two() -> None:
     assert (two.reading, two.near_exact) == ("suspected", 2)
 
 
-def _conversation_score(differences: list[float], empty: int = 0) -> Score:
+def _conversation_score(differences: list[float], empty: int = 0, conversation: str = "") -> Score:
     """A sample's score as the scorer writes it: per-instance records in the metadata."""
     records = [
         {
@@ -212,7 +219,10 @@ def _conversation_score(differences: list[float], empty: int = 0) -> Score:
             "general": max(-d, 0.0),
             "guided_match": "none",
             "general_match": "none",
+            "guided_answer": "" if empty and i == 0 else f"g{i}",
+            "general_answer": f"h{i}",
             "empty": empty if i == 0 else 0,
+            "conversation": conversation,
         }
         for i, d in enumerate(differences)
     ]
@@ -220,16 +230,20 @@ def _conversation_score(differences: list[float], empty: int = 0) -> Score:
 
 
 def test_the_verdict_metric_pools_every_conversation_and_ignores_epochs() -> None:
-    # Two conversations of 5 instances of +1 each: 10 instances pooled, p = 1/1024 (as above).
-    scores = [_conversation_score([1.0] * 5, empty=1), _conversation_score([1.0] * 5)]
+    # Two conversations of 6 and 5 instances of +1: 11 instances pooled, p = 1/2048 (as above);
+    # one completion is empty, 10 instances have two completions with text.
+    scores = [
+        _conversation_score([1.0] * 6, empty=1, conversation="a"),
+        _conversation_score([1.0] * 5, conversation="b"),
+    ]
     values = run_metrics([contamination_verdict()], [[s] for s in scores])
-    assert (values["suspected"], values["not_suspected"], values["too_few_instances"]) == (1, 0, 0)
-    assert values["instances"] == 10 and values["empty_completions"] == 1
-    assert values["p_value"] == pytest.approx(1 / 1024)
+    assert (values["suspected"], values["not_suspected"], values["cannot_decide"]) == (1, 0, 0)
+    assert values["instances"] == 11 and values["empty_completions"] == 1
+    assert values["with_text"] == 10 and values["p_value"] == pytest.approx(1 / 2048)
     assert values["difference"] == values["ci_low"] == values["ci_high"] == 1.0
-    # One conversation alone holds 5 instances: too few to decide.
+    # One conversation alone: it cannot decide.
     alone = run_metrics([contamination_verdict()], [[scores[0]]])
-    assert alone["too_few_instances"] == 1 and alone["suspected"] == 0
+    assert alone["cannot_decide"] == 1 and alone["suspected"] == 0
     assert_agreeing_epochs_change_nothing([contamination_verdict()], scores)
 
 
@@ -274,24 +288,7 @@ def _folder(tmp_path: Path, conversations: list[dict[str, Any]]) -> Path:
     return folder
 
 
-def test_a_data_set_with_no_text_long_enough_is_one_line(
-    tmp_path: Path, conversation_raw: dict[str, Any]
-) -> None:
-    short = _written(
-        conversation_raw,
-        [("i feel stuck and tired today", "That sounds hard. What happened?")],
-        "00000000-0000-4000-8000-00000000a001",
-    )
-    folder = _folder(tmp_path, [short])
-    with pytest.raises(InputError) as error:
-        contamination(data=str(folder))
-    assert str(error.value) == (
-        f"{folder}: no text long enough to probe: found at most 6 word(s) in a participant "
-        f"message or edited reply; expected at least one of {MIN_TEXT_WORDS} words or more"
-    )
-
-
-def test_no_text_long_enough_is_one_line_under_inspect_eval(
+def test_no_text_long_enough_runs_and_cannot_decide_under_inspect_eval(
     tmp_path: Path, conversation_raw: dict[str, Any]
 ) -> None:
     short = _written(
@@ -303,19 +300,18 @@ def test_no_text_long_enough_is_one_line_under_inspect_eval(
     code, output = inspect_eval(
         "contamination", "-T", f"data={folder}", "--display", "none", log_dir=tmp_path
     )
-    assert code == 1 and "Traceback" not in output
-    line = (
-        f"{folder}: no text long enough to probe: found at most 6 word(s) in a participant "
-        f"message or edited reply; expected at least one of {MIN_TEXT_WORDS} words or more"
-    )
-    assert line in output.splitlines()
+    assert code == 0 and "Traceback" not in output
+    log = read_eval_log(str(next(tmp_path.glob("*.eval"))))
+    assert reading_of(_metrics(log)) == "cannot decide: no text long enough to probe"
+    assert len(log.eval.metadata["not_probed"]) == 2  # type: ignore[index]
 
 
 def test_parameters_are_checked() -> None:
     with pytest.raises(InputError) as error:
         contamination(sed=1)
     assert str(error.value) == (
-        "unknown task parameter(s): sed; the parameters are data, codebook, seed, skip_invalid"
+        "unknown task parameter(s): sed; the parameters are data, codebook, seed, skip_invalid, "
+        "methods"
     )
     with pytest.raises(InputError, match="task parameter seed must be an integer; got 'x'"):
         contamination(seed="x")
@@ -351,10 +347,7 @@ def test_a_model_that_returns_nothing_is_scored_and_logged(
     )
     metrics = _metrics(log)
     assert metrics["empty_completions"] == 2 * metrics["instances"] > 0
-    assert (
-        metrics["guided_rouge_l"] == 0.0
-        and metrics["too_few_instances"] + metrics["not_suspected"] == 1
-    )
+    assert metrics["guided_rouge_l"] == 0.0 and metrics["cannot_decide"] == 1
     assert log.samples is not None and log.samples[0].scores
     # Inspect puts "sample=ID" on a line before a message logged in a sample; ours is the rest.
     lines = [
@@ -432,7 +425,7 @@ def test_the_solver_and_scorer_score_every_instance(tmp_path: Path, written_data
     """contamination_solver() and contamination_scorer() on their own: a memorizer of every text
     completes each one exactly under the guided instruction, and only there."""
     loaded = load_conversations(written_data, load_codebook(None)).conversations
-    probe = probe_data(loaded, 0, str(written_data), "written")
+    probe = probe_data(loaded, 0, "written")
     recall = get_model("memorizer/recall", data=str(written_data), share=1.0, memoize=False)
     log = eval(
         Task(dataset=probe.dataset, solver=contamination_solver(), scorer=contamination_scorer()),
@@ -465,7 +458,9 @@ def test_unshipped_conversations_flag_the_memorizer_and_spare_the_negatives(
         "memorizer/paraphrase",
     ):
         negative = _metrics(_run(model, tmp_path, data=str(written_data)))
-        assert negative["not_suspected"] == 1.0, model
+        # The majority baseline answers one same draft: it carries no evidence either way.
+        indicator = "cannot_decide" if model == "attunebench/majority" else "not_suspected"
+        assert negative[indicator] == 1.0, model
         assert negative["exact"] == negative["near_exact"] == 0, model
 
 
@@ -589,6 +584,13 @@ def test_power_benchmark_small_version(bundled_files: list[Path]) -> None:
     negatives = [m.label for m in bench.MODELS if not m.positive]
     assert len(negatives) == 5
     for label in negatives:
+        # The majority baseline answers one same draft: the abstention table's row 5.
+        if label == "attunebench/majority":
+            assert all(
+                r.startswith("cannot decide: the model answered one same text")
+                for r in by_model[label]
+            ), label
+            continue
         assert by_model[label] == ["not suspected"] * 3, label
     for share in ("0.2", "0.5"):
         assert by_model[f"memorizer/recall share {share}"] == ["suspected"] * 3

@@ -5,6 +5,7 @@ planted models end to end."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +87,17 @@ def test_the_threshold_and_the_count_at_their_edge() -> None:
     assert (v.reading, v.recalled, v.longest_recall, v.heuristic_3) == ("suspected", 2, 13, True)
     # One at 13 and one at 12: one recalled, fewer than 2; 2 instances are too few to decide.
     v = decide([result(13, 0), result(0, 12)])
-    assert (v.reading, v.recalled, v.heuristic_3) == ("too few instances to decide", 1, False)
-    # The same with 10 instances and no ROUGE-L difference: not suspected.
-    v = decide([result(13, 12)] + [result(0, 0)] * 9)
+    assert (v.reading, v.recalled, v.heuristic_3) == (
+        "cannot decide: 1 conversation(s) probed, at least 2 needed (one conversation's texts "
+        "share an author and a topic)",
+        1,
+        False,
+    )
+    # The same with 10 instances of two conversations and no ROUGE-L difference: not suspected.
+    v = decide(
+        [result(13, 12)]
+        + [replace(result(0, 0), conversation=f"c{i % 2}", guided_answer=str(i)) for i in range(9)]
+    )
     assert (v.reading, v.recalled, v.longest_recall) == ("not suspected", 1, 13)
     assert "13+ words of another published text" in RULE
 
@@ -187,5 +196,7 @@ def test_a_model_that_writes_out_other_texts_is_flagged_by_heuristic_3_only(
         "memorizer/recall",  # share 0.2 of the bundled set: the written texts are not among them
     ):
         negative = _metrics(_run(model, tmp_path, data=str(written_data)))
-        assert negative["not_suspected"] == 1.0, model
+        # The majority baseline answers one same draft: it carries no evidence either way.
+        indicator = "cannot_decide" if model == "attunebench/majority" else "not_suspected"
+        assert negative[indicator] == 1.0, model
         assert negative["recalled"] == 0 and negative["longest_recall"] < RECALL_RUN_WORDS, model

@@ -8,7 +8,7 @@ price (`_estimate.py`). docs/contamination.md has the method, its
 departures, the measured false-positive rate and power, and how to read a verdict.
 """
 
-from ._estimate import PRICED
+from ._estimate import LAYOUT_PRICED, PRICED
 from ._memorizer import memorizer
 from ._scorer import contamination_scorer, contamination_verdict
 from ._solver import contamination_solver
@@ -18,6 +18,7 @@ DOC = "docs/contamination.md"
 
 __all__ = [
     "DOC",
+    "LAYOUT_PRICED",
     "PRICED",
     "contamination",
     "contamination_scorer",

@@ -17,6 +17,7 @@ from ...data._load import LoadedConversation
 from ...data._problems import DataProblem
 from ...data._split import VisibleConversation, split
 from ._instances import MIN_TEXT_WORDS, SEGMENT_HIGH, SEGMENT_LOW, Instance, select
+from ._layout import CUT_KEY, LAYOUT_INSTRUCTION, control_texts, layout_instances
 from ._overlap import ECHO_MIN_WORDS, NEAR_EXACT_ROUGE_L
 from ._recall import (
     RECALL_NEEDED,
@@ -26,8 +27,24 @@ from ._recall import (
     PublishedText,
     published_texts,
 )
-from ._solver import INSTANCES_KEY, MAX_TOKENS, TEMPERATURE, instances_json
-from ._verdict import ALPHA, EXACT_NEEDED, MIN_INSTANCES, NEAR_EXACT_NEEDED, RULE
+from ._solver import (
+    INSTANCES_KEY,
+    LAYOUT_KEY,
+    LAYOUT_MAX_TOKENS,
+    MAX_TOKENS,
+    TEMPERATURE,
+    instances_json,
+    layout_json,
+)
+from ._verdict import (
+    ALPHA,
+    EXACT_NEEDED,
+    LAYOUT_RULE,
+    MIN_INSTANCES,
+    NEAR_EXACT_NEEDED,
+    OVERALL_RULE,
+    RULE,
+)
 
 METHOD_KEY = "contamination_method"
 """Task metadata: the method's fixed parameters (`METHOD`); it also marks a log as the probe's."""
@@ -48,6 +65,11 @@ METHOD: dict[str, object] = {
     "recall_run_words": RECALL_RUN_WORDS,
     "recall_needed": RECALL_NEEDED,
     "rule": RULE,
+    "layout_cut": CUT_KEY,
+    "layout_max_tokens": LAYOUT_MAX_TOKENS,
+    "layout_instruction": LAYOUT_INSTRUCTION,
+    "layout_rule": LAYOUT_RULE,
+    "overall_rule": OVERALL_RULE,
 }
 """The probe's fixed parameters, recorded in every log's task metadata: with the suite's task
 version they say which method a verdict comes from."""
@@ -56,12 +78,22 @@ NOT_PROBED_KEY = "not_probed"
 TEXTS_KEY = "contamination_texts"
 """Sample metadata: every published text of the conversation (recall.py), as JSON; the scorer's
 alone (no prompt reads it)."""
+CONTROL_TEXTS_KEY = "contamination_control_texts"
+"""Sample metadata: the texts of the layout probe's control conversation (layout.py)."""
 _TEXTS = TypeAdapter(list[PublishedText])
+METHODS_KEY = "methods"
+"""Sample (and score) metadata: the methods the run chose."""
+GUIDED = "guided"
+LAYOUT = "layout"
+METHODS = (GUIDED, LAYOUT)
+"""The probe's methods, `-T methods=`: the guided-instruction probe and the files-layout probe
+(both run on every provider)."""
 
 
-def texts_of(metadata: dict[str, object]) -> list[PublishedText]:
-    """A sample's published texts (none in a log written before heuristic 3)."""
-    raw = metadata.get(TEXTS_KEY)
+def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[PublishedText]:
+    """A sample's published texts (none in a log written before heuristic 3), or under
+    `CONTROL_TEXTS_KEY` its layout control's."""
+    raw = metadata.get(key)
     return _TEXTS.validate_json(str(raw)) if raw is not None else []
 
 
@@ -71,9 +103,19 @@ class ProbeData:
     not_probed: list[DataProblem]
 
 
-def probe_sample(conv: VisibleConversation, instances: list[Instance]) -> Sample:
+def probe_sample(
+    conv: VisibleConversation, instances: list[Instance], methods: Sequence[str], seed: int
+) -> Sample:
     # What `inspect view` shows a reader of the sample list: the id column names the
     # conversation, so the input says what was asked of it.
+    layout: dict[str, object] = (
+        {
+            LAYOUT_KEY: layout_json(layout_instances(conv, seed)),
+            CONTROL_TEXTS_KEY: _TEXTS.dump_json(control_texts(conv, seed)).decode(),
+        }
+        if LAYOUT in methods
+        else {}
+    )
     return Sample(
         id=conv.conversation_id,
         input=(
@@ -87,21 +129,32 @@ def probe_sample(conv: VisibleConversation, instances: list[Instance]) -> Sample
             TEXTS_KEY: _TEXTS.dump_json(published_texts(conv)).decode(),
             "category": conv.topic.category,
             "turn_count": len(conv.turns),
+            METHODS_KEY: list(methods),
+            **layout,
         },
     )
 
 
 def probe_data(
-    conversations: Sequence[LoadedConversation], seed: int, data: str, name: str
+    conversations: Sequence[LoadedConversation],
+    seed: int,
+    name: str,
+    methods: Sequence[str] = (GUIDED,),
 ) -> ProbeData:
-    """One sample per conversation with its instances cut for `seed`; raises InputError when no
-    text of `data` is long enough to probe."""
+    """One sample per conversation with its instances cut for `seed` (a conversation with no text
+    long enough to probe has none: the verdict then says it cannot decide)."""
     visible = [(c.source, split(c.conversation)[0]) for c in conversations]
-    selection = select(visible, seed, data)
+    selection = select(visible, seed)
     by_conversation: dict[str, list[Instance]] = {}
     for instance in selection.instances:
         by_conversation.setdefault(instance.conversation_id, []).append(instance)
     samples = [
-        probe_sample(conv, by_conversation.get(conv.conversation_id, [])) for _, conv in visible
+        probe_sample(
+            conv,
+            by_conversation.get(conv.conversation_id, []) if GUIDED in methods else [],
+            methods,
+            seed,
+        )
+        for _, conv in visible
     ]
     return ProbeData(MemoryDataset(samples=samples, name=name), selection.not_probed)

@@ -15,11 +15,14 @@ from pathlib import Path
 from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
 from ...data._load import load_conversations
+from ...data._problems import InputError
 from ...data._split import split
+from ...solve._call_record import ProbeCall
 from ...tools.estimate._capture import Request
 from ...tools.estimate._command import PricedTask
-from ._instances import select
-from ._solver import INSTRUCTIONS, request
+from ._instances import nothing_to_probe, select
+from ._layout import LayoutInstance, layout_instances
+from ._solver import INSTRUCTIONS, layout_request, request
 
 
 def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
@@ -28,7 +31,10 @@ def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[
     source = Path(data) if data is not None else bundled_conversations_dir()
     loaded = load_conversations(source, codebook).conversations
     visible = [(c.source, split(c.conversation)[0]) for c in loaded]
-    instances = select(visible, seed, str(source)).instances
+    instances = select(visible, seed).instances
+    if not instances:
+        # The probe runs and says it cannot decide; a bill of no call is no estimate.
+        raise InputError(nothing_to_probe(visible, str(source)))
     requests: dict[str, list[Request]] = {conv.conversation_id: [] for _, conv in visible}
     for instance in instances:
         requests[instance.conversation_id] += [
@@ -45,6 +51,37 @@ def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[
     return list(requests.values())
 
 
+def _layout_calls(layout: LayoutInstance) -> tuple[tuple[ProbeCall, str], ...]:
+    return (("layout", layout.prefix), ("layout_control", layout.control_prefix))
+
+
+def layout_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
+    """Per conversation of `data` (default: the bundled set), the files-layout probe's requests:
+    two per turn (the document's start and its control's), the answer assumed as long as the
+    turn's message."""
+    source = Path(data) if data is not None else bundled_conversations_dir()
+    loaded = load_conversations(source, codebook).conversations
+    found = []
+    for c in loaded:
+        visible = split(c.conversation)[0]
+        messages = {t.turn_number: t.user_message for t in visible.turns}
+        found.append(
+            [
+                Request(
+                    call=call,
+                    turn=layout.turn,
+                    chat=tuple(layout_request(prefix)),
+                    response_schema=None,
+                    answer=messages[layout.turn],
+                    free_text=0,
+                )
+                for layout in layout_instances(visible, seed)
+                for call, prefix in _layout_calls(layout)
+            ]
+        )
+    return found
+
+
 PRICED = PricedTask(
     name="contamination",
     help="also bill the contamination probe (attunebench_inspect/contamination) on the same "
@@ -56,3 +93,16 @@ PRICED = PricedTask(
     requests=probe_requests,
 )
 """The probe on the estimate's bill: `attunebench estimate --contamination`."""
+
+LAYOUT_PRICED = PricedTask(
+    name="contamination_layout",
+    help="also bill the contamination probe's files-layout calls (-T methods=guided,layout): "
+    "two calls per turn, each showing the conversation's document up to the turn "
+    "(docs/contamination.md)",
+    assumption="contamination_layout: the files-layout probe (seed 0), two calls per turn (the "
+    "document in the files' layout up to the turn's message, and its never-published "
+    "control), each the instruction and the document's start as the assistant's text; its "
+    "output as long as the turn's message (a call is capped at 200 tokens).",
+    requests=layout_requests,
+)
+"""The layout probe on the estimate's bill: `attunebench estimate --contamination_layout`."""

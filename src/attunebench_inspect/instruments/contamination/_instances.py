@@ -28,8 +28,9 @@ one and in words otherwise. What we follow and where we depart:
 - **Every instance** of the probed conversations is used (the paper draws 10 per partition); the
   verdict's minimum number of instances is in verdict.py.
 
-Errors are one located line each: a data set with no text long enough to probe, and a cut that
-would leave the shown segment or the reference empty.
+A data set with no text long enough to probe is not an error: the probe runs, probes nothing and
+reads "cannot decide: no text long enough to probe" (verdict.py). A cut that would leave the
+shown segment or the reference empty is one located line.
 """
 
 from __future__ import annotations
@@ -126,18 +127,27 @@ def _texts(conv: VisibleConversation) -> list[tuple[int, Kind, str]]:
     return found
 
 
-def select(
-    conversations: Sequence[tuple[str, VisibleConversation]], seed: int, data: str
-) -> Selection:
+def nothing_to_probe(conversations: Sequence[tuple[str, VisibleConversation]], data: str) -> str:
+    """Why a data set has no instance, in one line (what a bill of the probe cannot price)."""
+    longest = max(
+        (len(_WORD.findall(text)) for _, conv in conversations for _, _, text in _texts(conv)),
+        default=0,
+    )
+    return (
+        f"{data}: no text long enough to probe: found at most {longest} word(s) in a "
+        f"participant message or edited reply; expected at least one of {MIN_TEXT_WORDS} words "
+        "or more"
+    )
+
+
+def select(conversations: Sequence[tuple[str, VisibleConversation]], seed: int) -> Selection:
     """Every instance of `conversations` ((source file, conversation) pairs) long enough to
-    probe, cut for `seed`. Raises InputError if there is none (`data` names the data set)."""
+    probe, cut for `seed` (none where no text is long enough)."""
     instances: list[Instance] = []
     not_probed: list[DataProblem] = []
-    longest = 0
     for source, conv in conversations:
         for turn, kind, text in _texts(conv):
             count = len(_WORD.findall(text))
-            longest = max(longest, count)
             if count < MIN_TEXT_WORDS:
                 not_probed.append(
                     DataProblem(
@@ -164,10 +174,4 @@ def select(
                     shown=len(_WORD.findall(segment)),
                 )
             )
-    if not instances:
-        raise InputError(
-            f"{data}: no text long enough to probe: found at most {longest} word(s) in a "
-            f"participant message or edited reply; expected at least one of "
-            f"{MIN_TEXT_WORDS} words or more"
-        )
     return Selection(instances, not_probed)

@@ -18,6 +18,10 @@ spares what it should (ARCHITECTURE.md, "Validity instruments"):
   turn, the original assistant response (`llmResponse`), for a share of the texts (`-M share`,
   `-M seed`; `-M fidelity` as above). It never reproduces the rest of the text it was shown, so
   only the probe's heuristic 3 can see it.
+- `memorizer/files`, a **planted positive** of the kind the files-layout probe is for: it has
+  read the data set's files (their visible fields in the files' layout, layout.py) and, shown the
+  start of one of them, writes its next `FILE_RECALL_CHARS` characters for a share of the
+  conversations (`-M share`, `-M seed`); to anything else it answers as a generic model.
 - `memorizer/echo`, a **planted negative**: it repeats the segment it was shown.
 - `memorizer/paraphrase`, a **planted negative**: it repeats the segment lightly reworded.
 
@@ -53,11 +57,14 @@ from ...data._load import read_conversations
 from ...data._problems import InputError
 from ...data._split import split
 from ...providers._baselines import OfflineAPI, majority_fill
+from ._layout import LAYOUT_INSTRUCTION, document
 from ._prompts import DATASET, shown_segment
 
 MEMORIZER_PROVIDER = "memorizer"
 """The provider of the contamination probe's planted models (test instruments, not baselines)."""
-MODELS = ("recall", "recall_other", "echo", "paraphrase")
+MODELS = ("recall", "recall_other", "files", "echo", "paraphrase")
+FILE_RECALL_CHARS = 600
+"""How much of a file `memorizer/files` writes on from where it was shown."""
 _PARAMETERS = ("share", "fidelity", "seed", "data", "codebook")
 
 _GENERIC = (
@@ -138,6 +145,16 @@ def read_texts(data: str | None, codebook: str | None) -> list[tuple[str, str]]:
     return texts
 
 
+def read_documents(data: str | None, codebook: str | None) -> list[tuple[str, str]]:
+    """Each valid conversation's ID and its document in the files' layout (layout.py)."""
+    path = Path(data) if data is not None else bundled_conversations_dir()
+    result = read_conversations(path, load_codebook(codebook))
+    return [
+        (c.conversation.conversationId, document(split(c.conversation)[0]))
+        for c in result.conversations
+    ]
+
+
 def _fraction(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise InputError(f"-M {name} must be a number from 0 to 1; got {value!r}")
@@ -180,6 +197,7 @@ class MemorizerAPI(OfflineAPI):
         self.fidelity = _fraction("fidelity", fidelity)
         self.seed = seed
         self.texts = read_texts(data, codebook) if model_name.startswith("recall") else []
+        self.documents = read_documents(data, codebook) if model_name == "files" else []
 
     def _recalled(self, segment: str) -> str | None:
         """What this model recalls of a text read that opens with `segment`, if it is one it
@@ -194,8 +212,19 @@ class MemorizerAPI(OfflineAPI):
                 )
         return None
 
+    def _file_rest(self, shown: str) -> str | None:
+        """The rest of a file read that starts with `shown`, where this model recalls it."""
+        for conversation_id, text in self.documents:
+            if text.startswith(shown) and _unit(self.seed, "files", conversation_id) < self.share:
+                return text[len(shown) : len(shown) + FILE_RECALL_CHARS]
+        return None
+
     def complete(self, prompt: str) -> str:
         """The text this model answers `prompt` with (a call without a response schema)."""
+        if self.model_name == "files":
+            rest = self._file_rest(prompt.rpartition(LAYOUT_INSTRUCTION + "\n")[2])
+            if rest is not None:
+                return rest
         segment = shown_segment(prompt)
         if self.model_name == "echo":
             return segment if segment is not None else prompt

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from ..._util.bootstrap import Interval
 from ...tools.report._logs import Run
-from ._dataset import METHOD_KEY
-from ._scorer import SCORER, reading_of
+from ._dataset import METHOD_KEY, METHODS_KEY
+from ._scorer import SCORER, layout_reading, reading_of
 
 PROBE_TASK = "contamination"
 """How reports name the probe's runs where the main task names its mode."""
@@ -31,7 +31,7 @@ class Contamination:
     """A probe run's verdict and what it reads."""
 
     verdict: str
-    """suspected, not suspected, or too few instances to decide."""
+    """suspected, not suspected, or cannot decide: <reason>."""
     rule: str
     guided_rouge_l: float
     general_rouge_l: float
@@ -51,6 +51,23 @@ class Contamination:
     conversations: int
     seed: int | None
     data: str
+    probed: tuple[str, ...] = ()
+    """The IDs of the conversations probed, sorted."""
+    methods: tuple[str, ...] = ("guided",)
+    layout: Layout | None = None
+    """The files-layout probe's sub-verdict and figures, where it ran."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The files-layout probe's sub-verdict and what it reads."""
+
+    verdict: str
+    recalled: int
+    control_recalled: int
+    longest: int
+    control_longest: int
+    instances: int
 
 
 @dataclass(frozen=True)
@@ -60,6 +77,20 @@ class ContaminationRow:
     model: str
     contamination: Contamination
     composite: dict[str, Interval] = field(default_factory=dict)
+    coverage: dict[str, str] = field(default_factory=dict)
+    """By mode, where the probe's conversations are not the Composite's: what each covers."""
+
+
+def coverage(probed: frozenset[str], scored: frozenset[str]) -> str | None:
+    """Where a verdict and a Composite read different conversations, what each covers (None
+    where they read the same): a verdict says nothing of conversations it did not probe."""
+    if probed == scored:
+        return None
+    shared = len(probed & scored)
+    return (
+        f"the probe read {len(probed)} conversation(s), the Composite {len(scored)}, "
+        f"{shared} in both"
+    )
 
 
 def _count(metrics: dict[str, float], name: str) -> int:
@@ -78,7 +109,7 @@ def contamination_of(run: Run) -> Contamination:
     seed = metadata.get("seed")
     return Contamination(
         verdict=reading_of(metrics) or "unreadable (no verdict in the log's metrics)",
-        rule=str(method.get("rule", "")),
+        rule=_rule(method, metadata.get(METHODS_KEY)),
         guided_rouge_l=metrics.get("guided_rouge_l", nan),
         general_rouge_l=metrics.get("general_rouge_l", nan),
         difference=Interval(
@@ -99,19 +130,56 @@ def contamination_of(run: Run) -> Contamination:
         conversations=results.completed_samples if results else 0,
         seed=seed if isinstance(seed, int) else None,
         data=str(metadata.get("data", "")),
+        probed=tuple(sorted(str(sample.id) for sample in run.samples)),
+        methods=tuple(metadata.get(METHODS_KEY) or ("guided",)),
+        layout=_layout_of(metrics),
+    )
+
+
+def _rule(method: dict[str, object], methods: object) -> str:
+    """The rule of the verdict as the log states it: the guided probe's, and where the layout
+    probe ran, its rule and the overall rule."""
+    rule = str(method.get("rule", ""))
+    if isinstance(methods, list) and "layout" in methods:
+        layout = (
+            f"files layout: {method.get('layout_rule', '')}; "
+            f"overall: {method.get('overall_rule', '')}"
+        )
+        rule = layout if methods == ["layout"] else f"guided: {rule}; {layout}"
+    return rule
+
+
+def _layout_of(metrics: dict[str, float]) -> Layout | None:
+    if "layout_instances" not in metrics:
+        return None
+    return Layout(
+        verdict=layout_reading(metrics),
+        recalled=_count(metrics, "layout_recalled"),
+        control_recalled=_count(metrics, "layout_control_recalled"),
+        longest=_count(metrics, "layout_longest"),
+        control_longest=_count(metrics, "layout_control_longest"),
+        instances=_count(metrics, "layout_instances"),
     )
 
 
 def contamination_rows(
-    probes: Sequence[tuple[str, Run]], composites: Sequence[tuple[str, str, Interval]]
+    probes: Sequence[tuple[str, Run]],
+    composites: Sequence[tuple[str, str, Interval, frozenset[str]]],
 ) -> list[ContaminationRow]:
     """One row per model probed ((its label, its probe run), in the order given), with its
-    Composite in each mode (label, mode, Composite) beside the verdict."""
-    return [
-        ContaminationRow(
-            label,
-            contamination_of(run),
-            {mode: interval for model, mode, interval in composites if model == label},
+    Composite in each mode (label, mode, Composite, the conversations it covers) beside the
+    verdict, and what each covers where they differ."""
+    rows = []
+    for label, run in probes:
+        found = contamination_of(run)
+        mine = [(mode, c, ids) for model, mode, c, ids in composites if model == label]
+        differs = {mode: coverage(frozenset(found.probed), ids) for mode, _, ids in mine}
+        rows.append(
+            ContaminationRow(
+                label,
+                found,
+                {mode: c for mode, c, _ in mine},
+                {mode: text for mode, text in differs.items() if text is not None},
+            )
         )
-        for label, run in probes
-    ]
+    return rows

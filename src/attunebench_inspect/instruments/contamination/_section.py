@@ -8,7 +8,7 @@ from typing import Protocol
 
 from ...tools.report._sections.base import Beside, MainReport, Section
 from ...tools.report._table import Table, ci, number
-from ._report import NOT_PROBED, ContaminationRow
+from ._report import NOT_PROBED, Contamination, ContaminationRow
 
 
 class ContaminationReport(MainReport, Protocol):
@@ -21,14 +21,90 @@ def beside(rows: Sequence[ContaminationRow]) -> list[Beside]:
     was probed)."""
     if not rows:
         return []
-    verdicts = {c.model: c.contamination.verdict for c in rows}
+    verdicts = {
+        c.model: c.contamination.verdict + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
+        for c in rows
+    }
     return [
-        Beside("contamination", verdicts, NOT_PROBED, "Contamination: the probe's verdict (below).")
+        Beside(
+            "contamination",
+            verdicts,
+            NOT_PROBED,
+            "Contamination: the probe's verdict (below); "
+            f"'{OTHER_CONVERSATIONS}': the probe did not read the conversations the Composite "
+            "did, and says nothing of those it did not read.",
+        )
     ]
 
 
+OTHER_CONVERSATIONS = "other conversations"
+"""What the leaderboard's column adds where a verdict and a Composite cover different
+conversations (the section says how they differ)."""
+
+
 def _composites(row: ContaminationRow) -> str:
-    return "; ".join(f"{mode} {ci(c, 2)}" for mode, c in sorted(row.composite.items())) or "-"
+    return (
+        "; ".join(
+            f"{mode} {ci(c, 2)}" + (f" ({row.coverage[mode]})" if mode in row.coverage else "")
+            for mode, c in sorted(row.composite.items())
+        )
+        or "-"
+    )
+
+
+def _layout(c: Contamination) -> str:
+    found = c.layout
+    if found is None:
+        return "not run"
+    return (
+        f"{found.verdict}; {found.recalled}, {found.control_recalled} of {found.instances} "
+        f"({found.longest}, {found.control_longest})"
+    )
+
+
+HEADERS = [
+    "model",
+    "verdict",
+    "Composite [95% CI] by mode",
+    "ROUGE-L guided / general",
+    "difference [95% CI]",
+    "permutation p",
+    "exact / near-exact",
+    "recalled (longest run)",
+    "texts (conversations)",
+    "files layout",
+    "seed",
+]
+READING = (
+    "The verdict sits beside the Composite, never inside it: a suspected model may score by "
+    "recall as well as attunement; not suspected is not proof that it never saw the data "
+    "(docs/contamination.md). Guided: the instruction names the data set; general: the same "
+    "text, nothing named; difference: guided minus general; exact and near-exact: guided "
+    "completions; recalled: completions (guided or general) that write out a run of another "
+    "published text of the conversation that the prompt did not show, with the longest run in "
+    "words. Files layout (-T methods=guided,layout; else not run): its sub-verdict; the "
+    "documents' and the control's recalled continuations of the instances (13+ unshown words "
+    "of a published text in a row), and their longest runs; each document is the start of a "
+    "conversation's file layout, the control a never-published one; where both methods ran, "
+    "the verdict is suspected if either is, cannot decide if either cannot."
+)
+
+
+def _row(r: ContaminationRow) -> list[str | float | int | None]:
+    c = r.contamination
+    return [
+        r.model,
+        c.verdict,
+        _composites(r),
+        f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
+        ci(c.difference),
+        number(c.p_value, 4),
+        f"{c.exact} / {c.near_exact}",
+        f"{c.recalled} ({c.longest_recall})",
+        f"{c.instances} ({c.conversations})",
+        _layout(c),
+        "-" if c.seed is None else c.seed,
+    ]
 
 
 def _tables(report: ContaminationReport) -> list[Table]:
@@ -44,41 +120,9 @@ def _tables(report: ContaminationReport) -> list[Table]:
     return [
         Table(
             "Contamination: has the model seen these conversations?",
-            [
-                "model",
-                "verdict",
-                "Composite [95% CI] by mode",
-                "ROUGE-L guided / general",
-                "difference [95% CI]",
-                "permutation p",
-                "exact / near-exact",
-                "recalled (longest run)",
-                "texts (conversations)",
-                "seed",
-            ],
-            [
-                [
-                    r.model,
-                    c.verdict,
-                    _composites(r),
-                    f"{number(c.guided_rouge_l)} / {number(c.general_rouge_l)}",
-                    ci(c.difference),
-                    number(c.p_value, 4),
-                    f"{c.exact} / {c.near_exact}",
-                    f"{c.recalled} ({c.longest_recall})",
-                    f"{c.instances} ({c.conversations})",
-                    "-" if c.seed is None else c.seed,
-                ]
-                for r in rows
-                for c in (r.contamination,)
-            ],
-            "The verdict sits beside the Composite, never inside it: a suspected model may score "
-            "by recall as well as attunement; not suspected is not proof that it never saw the "
-            "data (docs/contamination.md). Guided: the instruction names the data set; general: "
-            "the same text, nothing named; difference: guided minus general; exact and "
-            "near-exact: guided completions; recalled: completions (guided or general) "
-            "that write out a run of another published text of the conversation that the "
-            "prompt did not show, with the longest run in words."
+            HEADERS,
+            [_row(r) for r in rows],
+            READING
             + (f" Empty completions (scored as no overlap): {', '.join(empty)}." if empty else "")
             + (" Over every text each probe ran: --where does not apply." if report.where else "")
             + " Rule: "

@@ -1,20 +1,32 @@
-"""The probe's calls: for every instance of a conversation, one guided and one general completion.
+"""The probe's calls: for every instance of a conversation, one guided and one general completion;
+with the files-layout probe, for every turn, the document's continuation and its control's.
 
-Each call is one user message and nothing else, as in Golchin & Surdeanu's code, at temperature 0
-and at most `MAX_TOKENS` = 500 output tokens (their released settings). The
+A guided or general call is one user message and nothing else, as in Golchin & Surdeanu's code; a
+layout call is the instruction and the document's start as the assistant's own text (layout.py).
+Every call runs at temperature 0; a guided or general call at most `MAX_TOKENS` = 500 output
+tokens (their released settings), a layout call `LAYOUT_MAX_TOKENS` = 200. The
 configuration is fixed in the call, so an `inspect eval --temperature` for the main task does not
 change the probe. The calls of a conversation run side by side; none reads another's answer.
 
 A model that returns no text is not an error: the completion is recorded as empty, the log gets
-one located warning, and the scorer counts it with no overlap.
+one located warning, and the scorer counts it with no overlap. A completion stopped at the length
+limit (as a reasoning model's is when its hidden reasoning spends the budget) is recorded as cut:
+in the guided probe neither carries the evidence a negative needs (verdict.py's abstention table).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    get_model,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field, TypeAdapter
@@ -24,27 +36,57 @@ from ...solve._solver import concurrently
 from ...solve._transport import generate_or_say
 from . import _prompts as prompts
 from ._instances import Instance
+from ._layout import LAYOUT_INSTRUCTION, LayoutInstance
 
 logger = logging.getLogger(__name__)
 
 TEMPERATURE = 0.0
 MAX_TOKENS = 500
 CONFIG = GenerateConfig(temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
+LAYOUT_MAX_TOKENS = 200
+"""A layout call's window on the file's continuation: a turn's message and more (the bundled
+messages run to about 100 words); a file has no end, so every layout call runs to its window."""
+LAYOUT_CONFIG = GenerateConfig(temperature=TEMPERATURE, max_tokens=LAYOUT_MAX_TOKENS)
 INSTANCES_KEY = "contamination_instances"
 """Sample metadata: the conversation's instances (segment shown, reference kept), as JSON."""
+
+CUT = frozenset({"max_tokens", "model_length"})
+"""Stop reasons of a completion cut at the length limit."""
 
 INSTRUCTIONS: dict[ProbeCall, Callable[[Instance], str]] = {
     "guided": prompts.guided,
     "general": prompts.general,
 }
 _INSTANCES = TypeAdapter(list[Instance])
+_LAYOUT = TypeAdapter(list[LayoutInstance])
+LAYOUT_KEY = "contamination_layout"
+"""Sample metadata: the conversation's layout instances (each document's start and its
+control's), as JSON."""
 
 
 class ProbeStore(StoreModel):
-    """Each instance's two completions, in instance order."""
+    """Each instance's completions, in instance order, and whether each was cut at the length
+    limit: the guided probe's two, and the layout probe's (the document and its control)."""
 
     guided: list[str] = Field(default_factory=list)
     general: list[str] = Field(default_factory=list)
+    guided_cut: list[bool] = Field(default_factory=list)
+    general_cut: list[bool] = Field(default_factory=list)
+    layout: list[str] = Field(default_factory=list)
+    layout_control: list[str] = Field(default_factory=list)
+    layout_cut: list[bool] = Field(default_factory=list)
+    layout_control_cut: list[bool] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the probe: which completion it fills, its messages, where it reads."""
+
+    name: ProbeCall
+    index: int
+    messages: list[ChatMessage]
+    where: str
+    config: GenerateConfig
 
 
 def instances_json(instances: list[Instance]) -> str:
@@ -55,43 +97,78 @@ def instances_of(metadata: dict[str, object]) -> list[Instance]:
     return _INSTANCES.validate_json(str(metadata[INSTANCES_KEY]))
 
 
+def layout_json(instances: list[LayoutInstance]) -> str:
+    return _LAYOUT.dump_json(instances).decode()
+
+
+def layout_of(metadata: dict[str, object]) -> list[LayoutInstance]:
+    """A sample's layout instances (none where the layout probe was not chosen)."""
+    raw = metadata.get(LAYOUT_KEY)
+    return _LAYOUT.validate_json(str(raw)) if raw is not None else []
+
+
 def request(instance: Instance, call: ProbeCall) -> list[ChatMessage]:
     """The messages of one of an instance's calls: its instruction as one user message (what
     the solver sends, and what `attunebench estimate` prices)."""
     return [ChatMessageUser(content=INSTRUCTIONS[call](instance))]
 
 
+def layout_request(prefix: str) -> list[ChatMessage]:
+    """A layout call: the instruction, then the document's start as the assistant's own text,
+    which a local server continues as raw text (what the solver sends and the estimate
+    prices)."""
+    return [ChatMessageUser(content=LAYOUT_INSTRUCTION), ChatMessageAssistant(content=prefix)]
+
+
+def calls_of(metadata: dict[str, object]) -> list[Call]:
+    """Every call of a sample: two per guided instance, two per layout instance."""
+    calls = [
+        Call(name, i, request(instance, name), instance.where, CONFIG)
+        for i, instance in enumerate(instances_of(metadata))
+        for name in INSTRUCTIONS
+    ]
+    for i, layout in enumerate(layout_of(metadata)):
+        calls += [
+            Call("layout", i, layout_request(layout.prefix), layout.where, LAYOUT_CONFIG),
+            Call(
+                "layout_control",
+                i,
+                layout_request(layout.control_prefix),
+                layout.where,
+                LAYOUT_CONFIG,
+            ),
+        ]
+    return calls
+
+
 @solver
 def contamination_solver() -> Solver:
-    """Two completions per instance: guided (data set named) and general (nothing named)."""
+    """Two completions per instance: guided (data set named) and general (nothing named); and
+    per layout instance, the document's continuation and its control's."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        instances = instances_of(state.metadata)
+        calls = calls_of(state.metadata)
         model = get_model()
-        completions: dict[ProbeCall, list[str]] = {
-            name: [""] * len(instances) for name in INSTRUCTIONS
-        }
+        texts: dict[str, dict[int, str]] = {}
+        cut: dict[str, dict[int, bool]] = {}
 
-        async def complete(index: int, name: ProbeCall) -> None:
-            instance = instances[index]
-            output = await generate_or_say(
-                model, request(instance, name), CONFIG, name, instance.where
-            )
-            text = output.completion
-            if not text.strip():
+        async def complete(call: Call) -> None:
+            output = await generate_or_say(model, call.messages, call.config, call.name, call.where)
+            if not output.completion.strip():
                 logger.warning(
-                    f"contamination probe: {instance.where}: the model returned no text for "
-                    f"the {name} instruction (stop reason {output.stop_reason}); scored as no "
+                    f"contamination probe: {call.where}: the model returned no text for "
+                    f"the {call.name} instruction (stop reason {output.stop_reason}); scored as no "
                     "overlap"
                 )
-            completions[name][index] = text
+            texts.setdefault(call.name, {})[call.index] = output.completion
+            cut.setdefault(call.name, {})[call.index] = output.stop_reason in CUT
 
-        await concurrently(
-            *(complete(i, name) for i in range(len(instances)) for name in INSTRUCTIONS)
-        )
+        await concurrently(*(complete(call) for call in calls))
         store = store_as(ProbeStore)
-        store.guided = completions["guided"]
-        store.general = completions["general"]
+        for name in ("guided", "general", "layout", "layout_control"):
+            found = texts.get(name, {})
+            setattr(store, name, [found[i] for i in range(len(found))])
+            setattr(store, f"{name}_cut", [cut[name][i] for i in range(len(found))])
         return state
 
     return solve

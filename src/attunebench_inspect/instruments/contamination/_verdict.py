@@ -56,10 +56,16 @@ assistant responses, under both instructions. Its threshold is calibrated on neg
 1. Heuristic 2 or heuristic 3 holds: **suspected**, at any number of instances (an exact
    reproduction of unseen text is evidence on its own; the paper uses no minimum for it; a
    13-word run of a text the model was not shown is the same kind of evidence).
-2. Fewer than `MIN_INSTANCES` = 10 instances (the paper's sample per partition): **too few
-   instances to decide**; the figures are still reported.
+2. The run carries too little evidence for a negative: **cannot decide: <reason>**, by the
+   abstention table (`abstention`, docs/contamination.md "When it cannot decide"); the figures
+   are still reported.
 3. Heuristic 1 holds: **suspected**.
 4. Otherwise: **not suspected**, which is not proof of absence (docs/contamination.md).
+
+**Order.** The permutation test's random sign patterns and the bootstrap's draws are taken over
+the instances in a fixed order (conversation ID, then the instance's order within it; the
+metric sorts the samples by ID before pooling), so the figures recomputed from a log as stored,
+whose samples are kept by ID, are the printed ones exactly, whatever the data files' order.
 
 Instances are treated as independent draws, as in the paper; texts of one conversation share an
 author and a topic, which the verdict does not model.
@@ -68,15 +74,16 @@ author and a topic, which the verdict does not model.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
+from ..._util.verdict import cannot_decide
 from ._overlap import Match
 from ._recall import RECALL_NEEDED, RECALL_RUN_WORDS
 
@@ -87,10 +94,20 @@ PERMUTATIONS = 10_000
 EXACT_NEEDED = 1
 NEAR_EXACT_NEEDED = 2
 MIN_INSTANCES = 10
+"""Instances (and instances whose two completions carry text) a negative needs: the paper's
+sample per partition."""
+MIN_CONVERSATIONS = 2
+"""Conversations a negative needs: the texts of one conversation share an author and a topic,
+so one conversation is one draw, however many texts it has."""
+MIN_TEXT_SHARE = 0.5
+"""The share of instances whose two completions must carry text for a negative."""
+MAX_ONE_ANSWER_SHARE = 0.5
+"""A model that answers one same text to more than this share of the completions that carry
+text answers one thing: its completions say nothing about the texts."""
 CI_LEVEL = 0.95
 
-Reading = Literal["suspected", "not suspected", "too few instances to decide"]
-READINGS: tuple[Reading, ...] = ("suspected", "not suspected", "too few instances to decide")
+SUSPECTED = "suspected"
+NOT_SUSPECTED = "not suspected"
 
 RULE = (
     f"suspected if the guided completions hold at least {EXACT_NEEDED} exact or at least "
@@ -98,16 +115,48 @@ RULE = (
     f"completions (guided or general) write out a run of {RECALL_RUN_WORDS}+ words of another "
     f"published text of their conversation that the prompt did not show, at any number of "
     f"instances; "
-    f"else, with fewer than {MIN_INSTANCES} instances, too few instances to decide; else "
+    f"else cannot decide with no instance, fewer than {MIN_CONVERSATIONS} conversations, fewer "
+    f"than {MIN_INSTANCES} instances, fewer than {MIN_INSTANCES} (or under "
+    f"{MIN_TEXT_SHARE:.0%} of the) instances whose two completions carry text (not empty, not "
+    f"cut at the length limit), or one same answer to over {MAX_ONE_ANSWER_SHARE:.0%} of the "
+    f"completions that carry text; else "
     f"suspected if mean guided ROUGE-L exceeds mean general ROUGE-L by a one-sided paired "
     f"sign-flip permutation test over instances at alpha {ALPHA}; else not suspected"
 )
 """The verdict's rule as it is printed beside the verdict."""
+LAYOUT_RULE = (
+    f"suspected if at least {RECALL_NEEDED} completions of the documents write out a run of "
+    f"{RECALL_RUN_WORDS}+ words of a published text of their conversation that the prompt did "
+    f"not show, and more than of the control documents; else cannot decide by the same "
+    f"abstention table (the document's completion and its control's as the pair; a completion cut "
+    f"at the length limit still carries text); else not "
+    f"suspected"
+)
+"""The files-layout probe's sub-verdict (layout.py)."""
+OVERALL_RULE = (
+    "suspected if any method's sub-verdict is suspected; else cannot decide if any method "
+    "cannot decide (its reason); else not suspected"
+)
+"""How the verdict reads the sub-verdicts of the methods run (the guided probe alone: its own)."""
+
+
+def overall(readings: Sequence[tuple[str, str]]) -> str:
+    """The verdict from each method's (name, sub-verdict), by `OVERALL_RULE`; a single method's
+    own verdict where it alone ran."""
+    if len(readings) == 1:
+        return readings[0][1]
+    if any(r == SUSPECTED for _, r in readings):
+        return SUSPECTED
+    for method, reading in readings:
+        if reading != NOT_SUSPECTED:
+            return cannot_decide(f"{method}: {reading.removeprefix('cannot decide: ')}")
+    return NOT_SUSPECTED
 
 
 @dataclass(frozen=True)
 class InstanceResult:
-    """What the verdict reads of one instance: its two completions' overlap with the reference."""
+    """What the verdict reads of one instance: its two completions' overlap with the reference,
+    and whether each carries text."""
 
     guided: float
     general: float
@@ -116,11 +165,83 @@ class InstanceResult:
     guided_recall: int = 0
     """The guided completion's longest run of another published text (recall.py)."""
     general_recall: int = 0
+    conversation: str = ""
+    guided_answer: str | None = None
+    """A digest of the guided completion's normalised words: "" when it is empty, None where
+    it carries text that was not kept (what tells one answer from another)."""
+    general_answer: str | None = None
+    guided_cut: bool = False
+    """The guided completion stopped at the length limit."""
+    general_cut: bool = False
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How much a run's completions can say: what the abstention table reads."""
+
+    instances: int
+    conversations: int
+    with_text: int
+    """Instances whose two completions carry text (neither empty nor cut)."""
+    empty: int
+    """Completions with no text."""
+    cut: int
+    """Completions (with text) stopped at the length limit."""
+    answered: int
+    """Completions that carry text."""
+    one_answer: int
+    """Completions that carry text and share the most common answer."""
+
+
+def evidence(results: Sequence[InstanceResult]) -> Evidence:
+    answers = [
+        (answer, cut)
+        for r in results
+        for answer, cut in ((r.guided_answer, r.guided_cut), (r.general_answer, r.general_cut))
+    ]
+    carried = [a for a, cut in answers if a != "" and not cut]
+    return Evidence(
+        instances=len(results),
+        conversations=len({r.conversation for r in results}),
+        with_text=sum(
+            "" not in (r.guided_answer, r.general_answer) and not (r.guided_cut or r.general_cut)
+            for r in results
+        ),
+        empty=sum(a == "" for a, _ in answers),
+        cut=sum(a != "" and cut for a, cut in answers),
+        answered=len(carried),
+        one_answer=max(Counter(a for a in carried if a is not None).values(), default=0),
+    )
+
+
+def abstention(e: Evidence) -> str | None:
+    """Why the run cannot decide without a match or a recall, by the abstention table
+    (docs/contamination.md), or None where a negative may be read."""
+    if e.instances == 0:
+        return cannot_decide("no text long enough to probe")
+    if e.conversations < MIN_CONVERSATIONS:
+        return cannot_decide(
+            f"{e.conversations} conversation(s) probed, at least {MIN_CONVERSATIONS} needed "
+            "(one conversation's texts share an author and a topic)"
+        )
+    if e.instances < MIN_INSTANCES:
+        return cannot_decide(f"too few instances ({e.instances}, at least {MIN_INSTANCES})")
+    if e.with_text < max(MIN_INSTANCES, MIN_TEXT_SHARE * e.instances):
+        return cannot_decide(
+            f"too few completions carry text: {e.with_text} of {e.instances} instances have "
+            f"two ({e.empty} completion(s) empty, {e.cut} cut at the length limit)"
+        )
+    if e.one_answer > MAX_ONE_ANSWER_SHARE * e.answered:
+        return cannot_decide(
+            f"the model answered one same text to {e.one_answer} of {e.answered} completions"
+        )
+    return None
 
 
 @dataclass(frozen=True)
 class Verdict:
-    reading: Reading
+    reading: str
+    """suspected, not suspected, or cannot decide: <reason>."""
     instances: int
     guided_rouge_l: float
     general_rouge_l: float
@@ -134,6 +255,7 @@ class Verdict:
     general_exact: int
     general_near_exact: int
     heuristic_2: bool
+    evidence: Evidence
     recalled: int = 0
     """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
     longest_recall: int = 0
@@ -167,6 +289,10 @@ def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> f
     difference = np.round(np.asarray(guided, float) - np.asarray(general, float), 12)
     if not difference.any():
         return 1.0
+    if difference.size == 1:
+        # The two sign patterns of one pair, counted as the test counts them (scipy's test
+        # needs two observations): the observed mean or above in one of two, or in both.
+        return 0.5 if difference[0] > 0 else 1.0
     result = stats.permutation_test(
         (difference,),
         _mean_of,
@@ -184,24 +310,27 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def decide(results: Sequence[InstanceResult]) -> Verdict:
-    """The partition's verdict by `RULE`."""
+    """The partition's verdict by `RULE`, over `results` in the order given (the metric gives
+    them by conversation ID, so a log recomputes its own figures)."""
     guided = [r.guided for r in results]
     general = [r.general for r in results]
     exact = sum(r.guided_match == "exact" for r in results)
     near_exact = sum(r.guided_match == "near_exact" for r in results)
     p_value = guided_above_general(guided, general)
-    heuristic_1 = len(results) >= MIN_INSTANCES and p_value < ALPHA
+    found = evidence(results)
+    abstain = abstention(found)
+    heuristic_1 = abstain is None and p_value < ALPHA
     heuristic_2 = exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED
     runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
     recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
     heuristic_3 = recalled >= RECALL_NEEDED
-    reading: Reading
-    if heuristic_2 or heuristic_3 or heuristic_1:
-        reading = "suspected"
-    elif len(results) < MIN_INSTANCES:
-        reading = "too few instances to decide"
-    else:
-        reading = "not suspected"
+    reading = (
+        SUSPECTED
+        if heuristic_2 or heuristic_3 or heuristic_1
+        else abstain
+        if abstain is not None
+        else NOT_SUSPECTED
+    )
     difference = (
         mean_ci(
             [g - h for g, h in zip(guided, general, strict=True)],
@@ -225,6 +354,7 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
         general_exact=sum(r.general_match == "exact" for r in results),
         general_near_exact=sum(r.general_match == "near_exact" for r in results),
         heuristic_2=heuristic_2,
+        evidence=found,
         recalled=recalled,
         longest_recall=max(runs, default=0),
         heuristic_3=heuristic_3,

@@ -9,10 +9,28 @@ from typing import Any
 from inspect_ai import Task, task
 
 from ..._parameters import TASK_VERSION, check, load, no_unknown, told
+from ...data._problems import InputError
 from ...data._source import BUNDLED
-from ._dataset import METHOD, METHOD_KEY, NOT_PROBED_KEY, probe_data
+from ._dataset import GUIDED, METHOD, METHOD_KEY, METHODS, METHODS_KEY, NOT_PROBED_KEY, probe_data
 from ._scorer import CONTAMINATION_HEADLINE, contamination_scorer
 from ._solver import contamination_solver
+
+
+def chosen_methods(methods: object) -> list[str]:
+    """`-T methods=` as a list, each checked (one line for a wrong one)."""
+    given = methods.split(",") if isinstance(methods, str) else methods
+    if not isinstance(given, list) or not given:
+        raise InputError(
+            f"task parameter methods must be some of {', '.join(METHODS)}; got {methods!r}"
+        )
+    chosen = [str(m).strip() for m in given]
+    wrong = [m for m in chosen if m not in METHODS]
+    if wrong:
+        raise InputError(
+            f"task parameter methods: unknown {', '.join(wrong)}; expected some of "
+            f"{', '.join(METHODS)}"
+        )
+    return [m for m in METHODS if m in chosen]
 
 
 @task
@@ -21,6 +39,7 @@ def contamination(
     codebook: str | None = None,
     seed: int = 0,
     skip_invalid: bool = False,
+    methods: str | list[str] = GUIDED,
     **unknown: Any,
 ) -> Task:
     """Has the model seen these conversations? Golchin & Surdeanu's guided-instruction probe on
@@ -34,14 +53,16 @@ def contamination(
         seed: seed of the random length of each text's shown segment.
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
             of stopping with the list of problems.
+        methods: which methods run, comma-separated: `guided` (the guided-instruction probe,
+            the default) and `layout` (the files-layout probe); each has its sub-verdict and
+            the verdict reads them by the overall rule (docs/contamination.md).
     """
     with told():
-        no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid"))
+        no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid", "methods"))
         check("seed", seed, int, "an integer")
+        chosen = chosen_methods(methods)
         loaded = load(data, codebook, skip_invalid)
-        probe = probe_data(
-            loaded.result.conversations, seed, str(loaded.source.conversations), loaded.dataset_name
-        )
+        probe = probe_data(loaded.result.conversations, seed, loaded.dataset_name, chosen)
         return Task(
             dataset=probe.dataset,
             solver=contamination_solver(),
@@ -52,6 +73,7 @@ def contamination(
             metadata={
                 **loaded.metadata(),
                 "seed": seed,
+                METHODS_KEY: chosen,
                 NOT_PROBED_KEY: [str(p) for p in probe.not_probed],
                 METHOD_KEY: METHOD,
             },

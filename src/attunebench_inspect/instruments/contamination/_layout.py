@@ -1,0 +1,206 @@
+"""The files-layout probe (pure, no Inspect): has the model read the deposit's files as files?
+
+The guided probe asks in chat for the rest of a text. A model trained on the published files byte
+for byte may not answer that at all (a SmolLM2 fine-tuned on them ended 40 of its 44 probe calls
+after one token: docs/contamination.md), while it continues the files themselves. This probe
+shows the start of a conversation's document **in the files' own layout** (the deposit's keys in
+their order, two-space indentation, as the files are written) and asks the model to go on. The
+document is built from the conversation's **visible part only** (`VisibleConversation`: the topic,
+each turn's message, the original response and the two alternates), so no label reaches a
+prompt (ARCHITECTURE.md, rule 1); where the deposit has a label between two of these fields, the
+document leaves it out, and the text around each field stands as in the file.
+
+- **Instances**: one per turn of each conversation, cut right after the turn's `"userMessage":
+  "` (the model must write the participant's message from there on).
+- **The call** (`_solver.py`): the instruction as a user message, then the document up to the cut
+  as the start of the assistant's own answer, which an OpenAI-compatible local server
+  (llama-server) continues as raw text; a chat provider answers it as chat.
+- **Score**: the completion's given start dropped where the server returns it (`continuation`)
+  and its JSON escapes undone, then heuristic 3's measure (recall.py):
+  its longest run of words that the prompt did not show and that stand, in order, in one
+  published text of the conversation. A completion is **recalled** at `RECALL_RUN_WORDS` = 13.
+- **The control**: the same document of a conversation that was never published, made from the
+  real one by a seeded shuffle of every text's words under a new seeded ID (`control`), cut at
+  the same places, its completions scored against its own (shuffled) texts. A model that has read
+  the real file continues the real text, which the control does not hold; a model that copies
+  layout or shown words recalls in both.
+- **Sub-verdict** (`decide_layout`), fixed before any measurement: **suspected** when at least
+  `RECALL_NEEDED` = 2 completions of the real documents are recalled and more than of the
+  control; otherwise the abstention table of the guided probe (verdict.py) read on the layout
+  calls (the real completion and the control's as the pair), then **not suspected**.
+
+What it does not do (docs/contamination.md): label fields (emotion tags, binary answers, pairwise
+winners) are not shown and not scored: showing them would put labels in a prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...data._split import VisibleConversation
+from ._recall import RECALL_NEEDED, RECALL_RUN_WORDS, PublishedText, published_texts, recall
+from ._verdict import NOT_SUSPECTED, SUSPECTED, InstanceResult, abstention, evidence
+
+LAYOUT_INSTRUCTION = (
+    "Below is the start of a conversation file from the AttuneBench deposit (arXiv 2605.21739; "
+    "one JSON file per conversation under Test Samples/Sample200/). Continue the file exactly as "
+    "it is published, from where it stops. Write only the file's text."
+)
+"""The user message of a layout call; the document's start follows as the assistant's text."""
+CUT_KEY = '"userMessage": "'
+_ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
+_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_WORD = re.compile(r"\S+")
+
+
+def document(conv: VisibleConversation) -> str:
+    """The conversation's visible fields in the deposit's layout and key order."""
+    turns = [
+        {
+            "turnNumber": t.turn_number,
+            "userMessage": t.user_message,
+            "llmResponse": t.om_response,
+            "annotations": {
+                "alternateResponses": {
+                    "llmImproved": t.alternate_response,
+                    "humanEdited": t.human_response,
+                }
+            },
+        }
+        for t in conv.turns
+    ]
+    topic = conv.topic
+    published = {
+        "conversationId": conv.conversation_id,
+        "metadata": {"category": topic.category, "subtopic": topic.subtopic, "text": topic.text},
+        "turns": turns,
+    }
+    return json.dumps(published, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class LayoutInstance:
+    conversation_id: str
+    turn: int
+    prefix: str
+    """The document up to the cut, as shown."""
+    control_prefix: str
+    """The control document up to the same cut."""
+
+    @property
+    def key(self) -> str:
+        return f"t{self.turn:02d}-layout"
+
+    @property
+    def where(self) -> str:
+        return f"conversation {self.conversation_id}: turn {self.turn}: layout"
+
+
+def _shuffled(text: str, rng: random.Random) -> str:
+    words = _WORD.findall(text)
+    rng.shuffle(words)
+    return " ".join(words)
+
+
+def control(conv: VisibleConversation, seed: int) -> VisibleConversation:
+    """A conversation never published: the same layout and lengths, every text's words shuffled
+    by the seed, under a new seeded ID."""
+    rng = random.Random(f"layout-control/{seed}/{conv.conversation_id}")
+    turns = [
+        t.model_copy(
+            update={
+                "user_message": _shuffled(t.user_message, rng),
+                "om_response": _shuffled(t.om_response, rng),
+                "alternate_response": _shuffled(t.alternate_response, rng),
+                "human_response": _shuffled(t.human_response, rng),
+            }
+        )
+        for t in conv.turns
+    ]
+    return conv.model_copy(
+        update={"conversation_id": str(uuid.UUID(int=rng.getrandbits(128))), "turns": turns}
+    )
+
+
+def _cuts(text: str) -> list[int]:
+    found, at = [], text.find(CUT_KEY)
+    while at >= 0:
+        found.append(at + len(CUT_KEY))
+        at = text.find(CUT_KEY, at + 1)
+    return found
+
+
+def layout_instances(conv: VisibleConversation, seed: int) -> list[LayoutInstance]:
+    """One instance per turn: the document and its control, each cut after the turn's
+    `"userMessage": "`."""
+    real, fake = document(conv), document(control(conv, seed))
+    return [
+        LayoutInstance(conv.conversation_id, turn.turn_number, real[:a], fake[:b])
+        for turn, a, b in zip(conv.turns, _cuts(real), _cuts(fake), strict=True)
+    ]
+
+
+def unescaped(completion: str) -> str:
+    """A completion of a JSON string with its escapes undone (a partial document need not
+    parse)."""
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        return chr(int(code[1:], 16)) if code.startswith("u") else _SIMPLE[code]
+
+    return _ESCAPE.sub(one, completion)
+
+
+def continuation(completion: str, prefix: str) -> str:
+    """What the model wrote after the document's start: llama-server returns a continued
+    assistant message whole, its given start included; a chat provider returns only its own."""
+    return completion[len(prefix) :] if completion.startswith(prefix) else completion
+
+
+def layout_run(completion: str, prefix: str, texts: Sequence[PublishedText]) -> int:
+    """The completion's longest run of unshown words of one of `texts` (recall.py's measure,
+    the instruction and the shown document as the prompt)."""
+    prompt = LAYOUT_INSTRUCTION + "\n" + unescaped(prefix)
+    return recall(unescaped(completion), prompt, texts, own="").run
+
+
+def control_texts(conv: VisibleConversation, seed: int) -> list[PublishedText]:
+    return published_texts(control(conv, seed))
+
+
+@dataclass(frozen=True)
+class LayoutVerdict:
+    reading: str
+    instances: int
+    recalled: int
+    """Real completions with a run of RECALL_RUN_WORDS or more."""
+    control_recalled: int
+    longest: int
+    control_longest: int
+
+
+def decide_layout(results: Sequence[InstanceResult]) -> LayoutVerdict:
+    """The layout sub-verdict over instances whose `guided_*` fields hold the real completion
+    and `general_*` the control's (their ROUGE-L fields unused)."""
+    real = [r.guided_recall for r in results]
+    fake = [r.general_recall for r in results]
+    recalled = sum(run >= RECALL_RUN_WORDS for run in real)
+    control_recalled = sum(run >= RECALL_RUN_WORDS for run in fake)
+    reading = (
+        SUSPECTED
+        if recalled >= RECALL_NEEDED and recalled > control_recalled
+        else abstention(evidence(results)) or NOT_SUSPECTED
+    )
+    return LayoutVerdict(
+        reading,
+        len(results),
+        recalled,
+        control_recalled,
+        max(real, default=0),
+        max(fake, default=0),
+    )
