@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.audit.rows import AuditRow, Planted, tally
+from bench.audit.rows import SMALL_SEEDS, AuditRow, Planted, tally
 from inspect_ai.scorer import SampleScore, Score
 
 from attunebench_inspect._util.bundled import bundled_conversations_dir
@@ -243,12 +243,13 @@ RANDOM = _through(lambda s: BaselineAPI("random", seed=s))
 
 def audit(seeds: int, small: bool) -> list[AuditRow]:
     """The probe's rows of the verdict audit: every behaviour over `seeds` seeds, on the bundled
-    set (`small`: its first 4 conversations)."""
+    set (`small`: its first 4 conversations, SMALL_SEEDS seeds)."""
     visible = _visible(small)
+    n = min(seeds, SMALL_SEEDS) if small else seeds
     return [
-        *_negatives(visible, seeds),
-        *_uninformative(visible, seeds),
-        *_positives_and_metamorphic(visible, seeds),
+        *_negatives(visible, n),
+        *_uninformative(visible, n),
+        *_positives_and_metamorphic(visible, n),
     ]
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.audit.rows import AuditRow, Planted, tally
+from bench.audit.rows import SMALL_SEEDS, AuditRow, Planted, tally
 from tests.third_party_world import (
     GENERIC_SHARES,
     LABEL_TASKS,
@@ -60,8 +60,6 @@ from attunebench_inspect.tools.report._analyses import FEW_CONVERSATIONS
 
 INSTRUMENT = "reannotation"
 RESAMPLES = 2000
-SMALL_SEEDS = 3
-"""Seeds of the small audit (the CI's)."""
 Reader = Callable[["Draw", str, str], GroundTruth]
 """(the seed's draw, conversation id, annotator name) -> the annotator's reading."""
 

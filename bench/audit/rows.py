@@ -11,6 +11,8 @@ from typing import Literal
 from attunebench_inspect._util.verdict import CANNOT_DECIDE, is_abstention
 
 Planted = Literal["positive", "negative", "uninformative"]
+SMALL_SEEDS = 3
+"""Seeds of every instrument's rows in the small audit (the CI's, `--small`)."""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.audit.rows import AuditRow, Planted, tally
+from bench.audit.rows import SMALL_SEEDS, AuditRow, Planted, tally
 
 from attunebench_inspect.data._split import comparison_key
 from attunebench_inspect.instruments import stability as s
@@ -33,7 +33,6 @@ from attunebench_inspect.solve._solver import pairwise_labels
 INSTRUMENT = "stability"
 SOURCES = ("original", "alternate", "human")
 PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
-SMALL_SEEDS = 3
 Verdict = Callable[[int], str]
 """seed -> the verdict read on that seed's input."""
 Chooser = Callable[[str, str, dict[str, str], list[str], random.Random], str]

@@ -156,9 +156,9 @@ def test_methods_are_checked_in_one_line() -> None:
 
 
 def test_no_label_in_any_layout_prompt(tmp_path: Path, conversation_raw: dict[str, Any]) -> None:
-    from ...test_protocol import CANARIES, _with_canaries
+    from tests.canaries import CANARIES, with_canaries
 
-    (tmp_path / "c.json").write_text(json.dumps(_with_canaries(conversation_raw)), encoding="utf-8")
+    (tmp_path / "c.json").write_text(json.dumps(with_canaries(conversation_raw)), encoding="utf-8")
     probe = Spy()
     log = eval(
         contamination(data=str(tmp_path), methods="layout"),
