@@ -141,7 +141,7 @@ def _profile_metrics() -> tuple[ProfileSpec, ...]:
     work, diagnoses = BY_FIELD["work_edu_background"], BY_FIELD["diagnoses"]
     return (
         ProfileSpec(
-            "profile_composite", "Profile composite", 
+            "profile_composite", "Profile composite",
             "headline",
             "100 x the mean of the four parts, equal weights: `profile_demographics`, "
             "`profile_diagnoses`, `profile_scores` and `profile_conversation_topic_attitude`; "
@@ -151,7 +151,7 @@ def _profile_metrics() -> tuple[ProfileSpec, ...]:
             high=100.0, value=_profile_composite,
         ),
         ProfileSpec(
-            "profile_demographics", "Profile: demographics", 
+            "profile_demographics", "Profile: demographics",
             "part",
             "mean of the demographic fields the profile gives: country, education (ordinal), "
             "gender, age range (ordinal), English proficiency and work or education background",
@@ -169,7 +169,7 @@ def _profile_metrics() -> tuple[ProfileSpec, ...]:
             ),
         ),
         ProfileSpec(
-            "profile_scores", "Profile: computed scores", 
+            "profile_scores", "Profile: computed scores",
             "part",
             "mean of the computed-score fields the profile gives (WHO-5, ASRS-6, AQ-10, PROMIS "
             "anxiety, depression and sleep, the five TIPI scales), each 1 - |error| / its range",
@@ -178,7 +178,7 @@ def _profile_metrics() -> tuple[ProfileSpec, ...]:
         ),
         *(_profile_choice(f) for f in fields if f.section == "attitude"),
         ProfileSpec(
-            "profile_parse_failure_rate", "Profile parse failures", 
+            "profile_parse_failure_rate", "Profile parse failures",
             "operational",
             "1 where the profile call's answer failed to parse after the repair round, else 0",
             higher_is_better=False, value=lambda p: float(p.prediction is None),
@@ -193,7 +193,7 @@ def _profile_metrics() -> tuple[ProfileSpec, ...]:
             )
         ),
         ProfileSpec(
-            f"profile_{work.name}", f"Profile: {work.label}", 
+            f"profile_{work.name}", f"Profile: {work.label}",
             "field",
             f"fuzzy set overlap, as `q3_follow_up`, between the areas of the {work.label} the "
             "model names in its own words (split at semicolons; no fixed vocabulary) and the "
