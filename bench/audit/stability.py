@@ -2,10 +2,10 @@
 planted behaviour over seeds, the uninformative inputs on which it must abstain, and the
 metamorphic checks (renamed conversations and models, shuffled record order: no verdict moves).
 
-Pairwise calls are made as the solver makes them: the three replies under labels 1-3 in the
-solver's own order for each conversation, turn and epoch (`pairwise_labels`), comparisons between
-labels in label order, read back through `pair_choices` as the report reads a log. Choosers,
-judges, reruns and pilots are the generators of tests/test_stability.py and their kin. The
+Pairwise calls are made as the solver makes them: the three replies under labels 1-3 in the solver's
+own order for each conversation, turn and epoch (`pairwise_labels`), comparisons between labels in
+label order, read back through `pair_choices` as the report reads a log. Choosers, judges, reruns
+and pilots are the generators of tests/instruments/stability/test_statistics.py and their kin. The
 statistics run with the report's defaults (10,000 bootstrap resamples, seed 0).
 """
 
@@ -195,7 +195,8 @@ def two_models(
     seed: int, shift: float, conversations: int = 40
 ) -> dict[str, dict[str, list[float]]]:
     """Two models over shared conversations (a shared difficulty, SD 10), 2 epochs each (rerun SD
-    4); b is `shift` points better (tests/test_stability.py's `_two_models`)."""
+    4); b is `shift` points better (tests/instruments/stability/test_statistics.py's
+    `_two_models`)."""
     rng = np.random.default_rng(seed)
     difficulty = rng.normal(50, 10, size=conversations)
     return {

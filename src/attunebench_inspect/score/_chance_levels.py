@@ -1,8 +1,9 @@
 """Measured chance levels, as data (`chance_levels.json`): each metric's mean on the bundled
 synthetic set for the random and the majority baseline.
 
-Measured, not assumed: tests/test_catalog.py and tests/test_profile.py run both baselines and
-name the values to write here when a metric or the set changes.
+Measured, not assumed: tests/core/score/test_catalog.py and
+tests/instruments/profile/test_profile.py run both baselines and name the values to write here when
+a metric or the set changes.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from inspect_ai.model import ContentText, GenerateConfig, Model, ResponseSchema
 
 # Inspect exports no accessor for the eval's generate config (where `--batch` and `--extra-body`
 # land) or for the model under test outside `get_model()`, which raises outside an eval;
-# tests/test_requests.py pins both.
+# tests/core/solve/test_provider_rules.py pins both.
 from inspect_ai.model._generate_config import (  # inspect-evals-lint: ignore[private_api_imports] -- pinned by a test  # noqa: E501
     active_generate_config,
 )

@@ -2,8 +2,8 @@
 
 The walk of each conversation is the solver's own (`ConversationWalk`), through Inspect's
 `Model.generate`, so the messages and response schemas are those Inspect hands a provider
-(tests/test_estimate.py checks the requests against Inspect's providers through the loopback
-endpoint). No eval runs, so nothing is logged.
+(tests/tools/estimate/test_estimate.py checks the requests against Inspect's providers through the
+loopback endpoint). No eval runs, so nothing is logged.
 """
 
 from __future__ import annotations
