@@ -87,12 +87,12 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
       McGraw & Wong's (Table 7, case 2A) with Satterthwaite's degrees of freedom.
     - "ICC(C,1)": two-way, consistency = ICC(3,1) of Shrout & Fleiss:
       (MSR - MSE) / (MSR + (k-1) MSE).
-    Proven on Shrout & Fleiss's Table 2 (tests/instruments/stability/test_statistics.py). n >= 2 and k >= 2 complete rows are required
-    (ValueError otherwise). Raters that agree exactly (no error variance, and for ICC(A,1) no rater
-    effect either, as deterministic reruns give) make the F ratio infinite: the ICC is 1 with the
-    interval [1, 1]; a matrix with no variance at all gives NaN. A bound is NaN where the F-based
-    interval is undefined (at some negative estimates of ICC(A,1), Satterthwaite's degrees of
-    freedom vanish).
+    Proven on Shrout & Fleiss's Table 2 (tests/instruments/stability/test_statistics.py). n >= 2 and
+    k >= 2 complete rows are required (ValueError otherwise). Raters that agree exactly (no error
+    variance, and for ICC(A,1) no rater effect either, as deterministic reruns give) make the F
+    ratio infinite: the ICC is 1 with the interval [1, 1]; a matrix with no variance at all gives
+    NaN. A bound is NaN where the F-based interval is undefined (at some negative estimates of
+    ICC(A,1), Satterthwaite's degrees of freedom vanish).
     """
     data = np.asarray(matrix, dtype=float)
     if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
