@@ -14,7 +14,7 @@ from inspect_ai.viewer import (
 )
 
 from ._catalog import of_family
-from ._counts import VALUE_COUNTS
+from ._counts import COUNTS, VALUE_COUNTS
 from ._metric_spec import Family
 
 SHOWN = (
@@ -26,13 +26,19 @@ SHOWN = (
 )
 """The score columns the sample list shows before the user picks others."""
 FIELDS = ("sampleStatus", "sampleId", "input", "answer", "tokens", "duration")
-"""The sample list's own columns, before the scores (the target, a long account of the
-participant's labels, is a column the user can add)."""
+"""The sample list's own columns, before the scores."""
+HIDDEN_FIELDS = ("target",)
+"""The sample list's own columns that the Columns menu adds: the target is a long account of the
+participant's labels (the viewer shows a column the view does not name)."""
 
 
 RATE_LABEL = "Parse-failure rate"
 """The viewer's heading of `parse_failure_rate`, beside the count of failed calls (the catalog's
 label, "Parse failures", would head both)."""
+
+
+def _count_label(name: str) -> str:
+    return f"{name.replace('_', ' ')} (count)"
 
 
 def _scores(family: Family) -> list[tuple[str, str]]:
@@ -43,7 +49,7 @@ def _scores(family: Family) -> list[tuple[str, str]]:
         for s in of_family(family)
         if s.level != "run"
     ]
-    counts = [(name, f"{name.replace('_', ' ')} (count)") for name in VALUE_COUNTS.get(family, ())]
+    counts = [(name, _count_label(name)) for name in VALUE_COUNTS.get(family, ())]
     return metrics + counts
 
 
@@ -51,7 +57,10 @@ def viewer_config(families: tuple[Family, ...]) -> ViewerConfig:
     """The default view of a run whose scorers are those of `families` (scorer `<family>_scorer`,
     Response Similarity's `response_similarity_scorer`)."""
     columns = [TaskSamplesColumn(id=field) for field in FIELDS]
-    labels: dict[str, str] = {}
+    columns += [TaskSamplesColumn(id=field, visible=False) for field in HIDDEN_FIELDS]
+    # An instrument's scorer of the main task (the stability scorer's pairwise choices) writes
+    # counts too: every count is headed as one, whoever writes it.
+    labels = {name: _count_label(name) for name in COUNTS}
     for family in families:
         scorer = "response_similarity_scorer" if family == "similarity" else f"{family}_scorer"
         for name, label in _scores(family):

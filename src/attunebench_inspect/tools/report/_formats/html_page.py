@@ -21,7 +21,8 @@ PLOTS_HINT = "pip install 'attunebench-inspect[plots]'"
 
 # 1200 px at most: no horizontal scroll in a 1280 px window. Tables fit it too, where they can: a
 # column scrolled out of its box is one a reader does not see. So headings wrap, and so do long
-# cells (log locations, reasons: at spaces and after slashes); a short value stays on one line.
+# cells (log locations, reasons: at spaces and after slashes); a short value stays on one line,
+# an interval goes under its value only where the table needs it.
 # The box still scrolls what cannot wrap.
 STYLE = """
 body { font-family: system-ui, sans-serif; color: #222; box-sizing: border-box;
@@ -42,10 +43,19 @@ def _wrappable(text: str) -> str:
     return escape(text).replace("/", "/<wbr>")
 
 
+def _unbroken(text: str) -> str:
+    return escape(text).replace(" ", "&nbsp;")
+
+
 def _cell(text: str) -> str:
-    if len(text) <= _LONG_CELL:
-        return f"<td>{escape(text)}</td>"
-    return f"<td class='long'>{_wrappable(text)}</td>"
+    if len(text) > _LONG_CELL:
+        return f"<td class='long'>{_wrappable(text)}</td>"
+    value, bracket, interval = text.rpartition(" [")
+    if bracket and interval.endswith("]"):
+        # A value and its interval: the interval may go under the value, where the table needs
+        # the room (the contamination table's four intervals once pushed its last columns out).
+        return f"<td class='long'>{_unbroken(value)} {_unbroken('[' + interval)}</td>"
+    return f"<td>{escape(text)}</td>"
 
 
 def _table(table: Table) -> str:
