@@ -62,6 +62,16 @@ def _layout(c: Contamination) -> str:
     )
 
 
+def _labels(c: Contamination) -> str:
+    found = c.layout.labels if c.layout else None
+    if found is None:
+        return "not run"
+    return (
+        f"{found.verdict}; {number(found.match, 2)} / {number(found.control_match, 2)}, "
+        f"{found.reproduced} of {found.scored} ({found.instances})"
+    )
+
+
 HEADERS = [
     "model",
     "verdict",
@@ -73,6 +83,7 @@ HEADERS = [
     "recalled (longest run)",
     "texts (conversations)",
     "files layout",
+    "layout labels",
     "seed",
 ]
 READING = (
@@ -85,8 +96,12 @@ READING = (
     "words. Files layout (-T methods=guided,layout; else not run): its sub-verdict; the "
     "documents' and the control's recalled continuations of the instances (13+ unshown words "
     "of a published text in a row), and their longest runs; each document is the start of a "
-    "conversation's file layout, the control a never-published one; where both methods ran, "
-    "the verdict is suspected if either is, cannot decide if either cannot."
+    "conversation's file layout, the control a never-published one. Layout labels: the label "
+    "cut's sub-verdict; the documents' / the controls' mean label match (the label fields "
+    "written after a turn's response against the participant's labels), the document "
+    "continuations that reproduce every label field they write of the instances where either "
+    "writes one (all instances). The verdict is suspected if any method or cut is, cannot "
+    "decide if any cannot."
 )
 
 
@@ -103,6 +118,7 @@ def _row(r: ContaminationRow) -> list[str | float | int | None]:
         f"{c.recalled} ({c.longest_recall})",
         f"{c.instances} ({c.conversations})",
         _layout(c),
+        _labels(c),
         "-" if c.seed is None else c.seed,
     ]
 

@@ -243,7 +243,8 @@ def abstention(e: Evidence, carried: str = "text") -> str | None:
     if e.with_text < max(MIN_INSTANCES, MIN_TEXT_SHARE * e.instances):
         return cannot_decide(
             f"too few completions carry {carried}: {e.with_text} of {e.instances} instances have "
-            f"two ({e.empty} completion(s) empty, {e.cut} cut at the length limit)"
+            f"two ({e.empty} completion(s) {'empty' if carried == 'text' else 'without any'}, "
+            f"{e.cut} cut at the length limit)"
         )
     if e.one_answer > MAX_ONE_ANSWER_SHARE * e.answered:
         return cannot_decide(
