@@ -446,6 +446,9 @@ def contamination_scorer() -> Scorer:
         if layout:
             value["layout_recalled"] = sum(r.guided_recall >= RECALL_RUN_WORDS for _, r in layout)
             answer += f"; layout: {value['layout_recalled']} recalled"
+        if labels:
+            value["layout_labels_reproduced"] = sum(r.match == 1.0 for _, r in labels)
+            answer += f", labels reproduced in {value['layout_labels_reproduced']}"
         return Score(
             value=value,
             answer=answer,
