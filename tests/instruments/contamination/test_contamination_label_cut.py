@@ -7,6 +7,7 @@ the estimate bills the label calls."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,9 @@ def test_the_sub_verdict_and_its_abstention_rows() -> None:
     for reason, results in rows.items():
         reading = decide_labels(results).reading
         assert reading.startswith(f"cannot decide: {reason}"), reading
+    # With no instance scored there is no mean to show.
+    silent = decide_labels(rows[next(r for r in rows if r.startswith("too few completions"))])
+    assert math.isnan(silent.match) and math.isnan(silent.control_match) and silent.scored == 0
 
 
 @settings(max_examples=60, deadline=None)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -205,7 +206,8 @@ class LabelsVerdict:
     scored: int
     """Instances where the document's or the control's continuation writes a label field."""
     match: float
-    """The documents' mean label match over the scored instances (0 where one writes none)."""
+    """The documents' mean label match over the scored instances (a side that writes none
+    there counts 0); NaN with none scored."""
     control_match: float
     reproduced: int
     """Document continuations that reproduce every label field they write."""
@@ -251,8 +253,8 @@ def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
         reading,
         len(results),
         len(pairs),
-        sum(real) / len(real) if real else 0.0,
-        sum(fake) / len(fake) if fake else 0.0,
+        sum(real) / len(real) if real else math.nan,
+        sum(fake) / len(fake) if fake else math.nan,
         reproduced,
         p_value,
         found,
