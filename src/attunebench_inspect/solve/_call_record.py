@@ -9,7 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, field_serializer, field_validator
 
-ProbeCall = Literal["guided", "general", "layout", "layout_control"]
+ProbeCall = Literal[
+    "guided", "general", "layout", "layout_control", "layout_labels", "layout_labels_control"
+]
 """The contamination probe's two calls of a text (instruments/contamination/): they leave no record,
 and the estimate prices them as calls of their own."""
 CallType = Literal[

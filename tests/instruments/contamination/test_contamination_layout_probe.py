@@ -18,6 +18,7 @@ from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.instruments.contamination._layout import (
     CUT_KEY,
+    LABEL_KEY,
     LAYOUT_INSTRUCTION,
     continuation,
     control,
@@ -127,7 +128,11 @@ def test_the_file_reader_is_suspected_by_the_layout_probe_alone(
     for model in ("attunebench/random", "memorizer/echo"):
         negative = _metrics(_run(model, tmp_path, data))
         assert negative["layout_suspected"] == 0 and negative["layout_recalled"] == 0, model
-        assert reading_of(negative) == "not suspected", model
+        # Neither writes a label field at the label cut: the label cut cannot decide.
+        reading = reading_of(negative)
+        assert reading is not None and reading.startswith(
+            "cannot decide: labels: too few completions carry label fields"
+        ), model
 
 
 def test_an_empty_answerer_cannot_decide_by_either_method(
@@ -142,7 +147,9 @@ def test_an_empty_answerer_cannot_decide_by_either_method(
     # Each layout call: the instruction, then the document's start as the assistant's text.
     layout_calls = [c for c in spy.calls if len(c) == 2]
     assert layout_calls and all(
-        c[0].text == LAYOUT_INSTRUCTION and c[1].role == "assistant" and c[1].text.endswith(CUT_KEY)
+        c[0].text == LAYOUT_INSTRUCTION
+        and c[1].role == "assistant"
+        and c[1].text.endswith((CUT_KEY, LABEL_KEY))
         for c in layout_calls
     )
 
@@ -168,6 +175,6 @@ def test_no_label_in_any_layout_prompt(tmp_path: Path, conversation_raw: dict[st
     )[0]
     assert log.status == "success" and probe.calls
     prompts = probe.texts()
-    assert any(CUT_KEY in p for p in prompts)
+    assert any(CUT_KEY in p for p in prompts) and any(p.endswith(LABEL_KEY) for p in prompts)
     for canary in CANARIES:
         assert not any(canary in p for p in prompts), canary

@@ -15,9 +15,10 @@ from pydantic import TypeAdapter
 
 from ...data._load import LoadedConversation
 from ...data._problems import DataProblem
-from ...data._split import VisibleConversation, split
+from ...data._split import TurnTruth, VisibleConversation, split
 from ._instances import MIN_TEXT_WORDS, SEGMENT_HIGH, SEGMENT_LOW, Instance, select
-from ._layout import CUT_KEY, LAYOUT_INSTRUCTION, control_texts, layout_instances
+from ._labels import UNIFORM_GUESS
+from ._layout import CUT_KEY, LABEL_KEY, LAYOUT_INSTRUCTION, control_texts, layout_instances
 from ._overlap import ECHO_MIN_WORDS, NEAR_EXACT_ROUGE_L
 from ._recall import (
     RECALL_NEEDED,
@@ -39,6 +40,8 @@ from ._solver import (
 from ._verdict import (
     ALPHA,
     EXACT_NEEDED,
+    LABELS_NEEDED,
+    LABELS_RULE,
     LAYOUT_RULE,
     MIN_INSTANCES,
     NEAR_EXACT_NEEDED,
@@ -69,6 +72,10 @@ METHOD: dict[str, object] = {
     "layout_max_tokens": LAYOUT_MAX_TOKENS,
     "layout_instruction": LAYOUT_INSTRUCTION,
     "layout_rule": LAYOUT_RULE,
+    "layout_label_cut": LABEL_KEY,
+    "labels_needed": LABELS_NEEDED,
+    "labels_uniform_guess": UNIFORM_GUESS,
+    "labels_rule": LABELS_RULE,
     "overall_rule": OVERALL_RULE,
 }
 """The probe's fixed parameters, recorded in every log's task metadata: with the suite's task
@@ -81,6 +88,10 @@ alone (no prompt reads it)."""
 CONTROL_TEXTS_KEY = "contamination_control_texts"
 """Sample metadata: the texts of the layout probe's control conversation (layout.py)."""
 _TEXTS = TypeAdapter(list[PublishedText])
+LABELS_KEY = "contamination_labels"
+"""Sample metadata: each turn's labels (`TurnTruth`), as JSON; the scorer's alone (no prompt
+reads it), for the label cut's score (labels.py)."""
+_LABELS = TypeAdapter(list[TurnTruth])
 METHODS_KEY = "methods"
 """Sample (and score) metadata: the methods the run chose."""
 GUIDED = "guided"
@@ -97,6 +108,13 @@ def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[Publishe
     return _TEXTS.validate_json(str(raw)) if raw is not None else []
 
 
+def labels_of(metadata: dict[str, object]) -> dict[int, TurnTruth]:
+    """A sample's labels by turn number (none in a log written before the label cut)."""
+    raw = metadata.get(LABELS_KEY)
+    turns = _LABELS.validate_json(str(raw)) if raw is not None else []
+    return {t.turn_number: t for t in turns}
+
+
 @dataclass(frozen=True)
 class ProbeData:
     dataset: MemoryDataset
@@ -104,7 +122,11 @@ class ProbeData:
 
 
 def probe_sample(
-    conv: VisibleConversation, instances: list[Instance], methods: Sequence[str], seed: int
+    conv: VisibleConversation,
+    instances: list[Instance],
+    methods: Sequence[str],
+    seed: int,
+    labels: Sequence[TurnTruth] = (),
 ) -> Sample:
     # What `inspect view` shows a reader of the sample list: the id column names the
     # conversation, so the input says what was asked of it.
@@ -112,6 +134,7 @@ def probe_sample(
         {
             LAYOUT_KEY: layout_json(layout_instances(conv, seed)),
             CONTROL_TEXTS_KEY: _TEXTS.dump_json(control_texts(conv, seed)).decode(),
+            LABELS_KEY: _LABELS.dump_json(list(labels)).decode(),
         }
         if LAYOUT in methods
         else {}
@@ -143,7 +166,8 @@ def probe_data(
 ) -> ProbeData:
     """One sample per conversation with its instances cut for `seed` (a conversation with no text
     long enough to probe has none: the verdict then says it cannot decide)."""
-    visible = [(c.source, split(c.conversation)[0]) for c in conversations]
+    parts = [split(c.conversation) for c in conversations]
+    visible = [(c.source, conv) for c, (conv, _) in zip(conversations, parts, strict=True)]
     selection = select(visible, seed)
     by_conversation: dict[str, list[Instance]] = {}
     for instance in selection.instances:
@@ -154,7 +178,8 @@ def probe_data(
             by_conversation.get(conv.conversation_id, []) if GUIDED in methods else [],
             methods,
             seed,
+            truth.turns,
         )
-        for _, conv in visible
+        for conv, truth in parts
     ]
     return ProbeData(MemoryDataset(samples=samples, name=name), selection.not_probed)

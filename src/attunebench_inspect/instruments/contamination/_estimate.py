@@ -16,13 +16,13 @@ from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
 from ...data._load import load_conversations
 from ...data._problems import InputError
-from ...data._split import split
+from ...data._split import VisibleTurn, split
 from ...solve._call_record import ProbeCall
 from ...tools.estimate._capture import Request
 from ...tools.estimate._command import PricedTask
 from ._instances import nothing_to_probe, select
-from ._layout import LayoutInstance, layout_instances
-from ._solver import INSTRUCTIONS, layout_request, request
+from ._layout import layout_instances
+from ._solver import INSTRUCTIONS, layout_calls, layout_request, request
 
 
 def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
@@ -51,20 +51,23 @@ def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[
     return list(requests.values())
 
 
-def _layout_calls(layout: LayoutInstance) -> tuple[tuple[ProbeCall, str], ...]:
-    return (("layout", layout.prefix), ("layout_control", layout.control_prefix))
+def _assumed(call: ProbeCall, turn: VisibleTurn) -> str:
+    """A layout call's assumed answer: the turn's message at the text cut; at the label cut the
+    labels and the alternates that follow, about as long as the original response."""
+    return turn.om_response if call.startswith("layout_labels") else turn.user_message
 
 
 def layout_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
     """Per conversation of `data` (default: the bundled set), the files-layout probe's requests:
-    two per turn (the document's start and its control's), the answer assumed as long as the
-    turn's message."""
+    four per turn (the document's start and its control's at the text cut and at the label
+    cut), the answer assumed as long as the turn's message at the text cut and as its original
+    response at the label cut."""
     source = Path(data) if data is not None else bundled_conversations_dir()
     loaded = load_conversations(source, codebook).conversations
     found = []
     for c in loaded:
         visible = split(c.conversation)[0]
-        messages = {t.turn_number: t.user_message for t in visible.turns}
+        turns = {t.turn_number: t for t in visible.turns}
         found.append(
             [
                 Request(
@@ -72,11 +75,11 @@ def layout_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list
                     turn=layout.turn,
                     chat=tuple(layout_request(prefix)),
                     response_schema=None,
-                    answer=messages[layout.turn],
+                    answer=_assumed(call, turns[layout.turn]),
                     free_text=0,
                 )
                 for layout in layout_instances(visible, seed)
-                for call, prefix in _layout_calls(layout)
+                for call, prefix in layout_calls(layout)
             ]
         )
     return found
@@ -97,12 +100,14 @@ PRICED = PricedTask(
 LAYOUT_PRICED = PricedTask(
     name="contamination_layout",
     help="also bill the contamination probe's files-layout calls (-T methods=guided,layout): "
-    "two calls per turn, each showing the conversation's document up to the turn "
+    "four calls per turn, each showing the conversation's document up to the turn's message or "
+    "its labels' key "
     "(docs/contamination.md)",
-    assumption="contamination_layout: the files-layout probe (seed 0), two calls per turn (the "
-    "document in the files' layout up to the turn's message, and its never-published "
-    "control), each the instruction and the document's start as the assistant's text; its "
-    "output as long as the turn's message (a call is capped at 200 tokens).",
+    assumption="contamination_layout: the files-layout probe (seed 0), four calls per turn (the "
+    "document in the files' layout up to the turn's message, and up to its labels' key after "
+    "the original response, and the never-published control of each), each the instruction and "
+    "the document's start as the assistant's text; its output as long as the turn's message "
+    "(text cut) or its original response (label cut; a call is capped at 200 tokens).",
     requests=layout_requests,
 )
 """The layout probe on the estimate's bill: `attunebench estimate --contamination_layout`."""

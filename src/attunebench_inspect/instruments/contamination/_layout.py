@@ -29,8 +29,10 @@ document leaves it out, and the text around each field stands as in the file.
   control; otherwise the abstention table of the guided probe (verdict.py) read on the layout
   calls (the real completion and the control's as the pair), then **not suspected**.
 
-What it does not do (docs/contamination.md): label fields (emotion tags, binary answers, pairwise
-winners) are not shown and not scored: showing them would put labels in a prompt.
+- **The label cut** (labels.py): a second cut of the same document per turn, after its original
+  response and the key that follows it in the files, `"moodShiftTags": [`; the label fields the
+  model writes there are scored against the participant's labels, beside the control's. No label
+  field is ever shown: that would put labels in a prompt.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ LAYOUT_INSTRUCTION = (
 )
 """The user message of a layout call; the document's start follows as the assistant's text."""
 CUT_KEY = '"userMessage": "'
+LABEL_KEY = '"moodShiftTags": ['
+"""The key after a turn's original response in every published file, shown with its bracket by
+the label cut (labels.py): a key name, no label."""
+RESPONSE_KEY = '"llmResponse": "'
 _ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _WORD = re.compile(r"\S+")
@@ -91,6 +97,9 @@ class LayoutInstance:
     """The document up to the cut, as shown."""
     control_prefix: str
     """The control document up to the same cut."""
+    label_prefix: str = ""
+    """The document up to the turn's label cut (labels.py; "" in a log written before it)."""
+    label_control_prefix: str = ""
 
     @property
     def key(self) -> str:
@@ -135,13 +144,27 @@ def _cuts(text: str) -> list[int]:
     return found
 
 
+def label_cuts(text: str) -> list[str]:
+    """Each turn's label cut of a document (layout.py's `document`): the text up to the end of
+    the turn's `"llmResponse"` line, then `"moodShiftTags": [` at that line's indentation."""
+    cuts, at = [], text.find(RESPONSE_KEY)
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        cuts.append(text[:line_end] + "\n" + text[line_start:at] + LABEL_KEY)
+        at = text.find(RESPONSE_KEY, line_end)
+    return cuts
+
+
 def layout_instances(conv: VisibleConversation, seed: int) -> list[LayoutInstance]:
     """One instance per turn: the document and its control, each cut after the turn's
-    `"userMessage": "`."""
+    `"userMessage": "` and at its label cut."""
     real, fake = document(conv), document(control(conv, seed))
     return [
-        LayoutInstance(conv.conversation_id, turn.turn_number, real[:a], fake[:b])
-        for turn, a, b in zip(conv.turns, _cuts(real), _cuts(fake), strict=True)
+        LayoutInstance(conv.conversation_id, turn.turn_number, real[:a], fake[:b], c, d)
+        for turn, a, b, c, d in zip(
+            conv.turns, _cuts(real), _cuts(fake), label_cuts(real), label_cuts(fake), strict=True
+        )
     ]
 
 

@@ -22,6 +22,12 @@ spares what it should (ARCHITECTURE.md, "Validity instruments"):
   read the data set's files (their visible fields in the files' layout, layout.py) and, shown the
   start of one of them, writes its next `FILE_RECALL_CHARS` characters for a share of the
   conversations (`-M share`, `-M seed`); to anything else it answers as a generic model.
+  At a label cut (labels.py) it writes the file's own continuation from the turn's
+  `"moodShiftTags": [`, labels included, as a model that has read the published files would.
+- `memorizer/guess_labels`, a **planted negative** of the label cut: at a label cut it writes
+  plausible labels drawn at random (seeded by the prompt) from the codebook (`-M codebook`): 0 to
+  2 PANAS tags and three binary answers to questions of the codebook; to anything else it answers
+  as a generic model.
 - `memorizer/echo`, a **planted negative**: it repeats the segment it was shown.
 - `memorizer/paraphrase`, a **planted negative**: it repeats the segment lightly reworded.
 
@@ -54,15 +60,16 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import load_codebook
 from ...data._load import read_conversations
+from ...data._panas import PANAS_ITEMS
 from ...data._problems import InputError
 from ...data._split import split
 from ...providers._baselines import OfflineAPI, majority_fill
-from ._layout import LAYOUT_INSTRUCTION, document
+from ._layout import LABEL_KEY, LAYOUT_INSTRUCTION, RESPONSE_KEY, document
 from ._prompts import DATASET, shown_segment
 
 MEMORIZER_PROVIDER = "memorizer"
 """The provider of the contamination probe's planted models (test instruments, not baselines)."""
-MODELS = ("recall", "recall_other", "files", "echo", "paraphrase")
+MODELS = ("recall", "recall_other", "files", "guess_labels", "echo", "paraphrase")
 FILE_RECALL_CHARS = 600
 """How much of a file `memorizer/files` writes on from where it was shown."""
 _PARAMETERS = ("share", "fidelity", "seed", "data", "codebook")
@@ -145,14 +152,41 @@ def read_texts(data: str | None, codebook: str | None) -> list[tuple[str, str]]:
     return texts
 
 
-def read_documents(data: str | None, codebook: str | None) -> list[tuple[str, str]]:
-    """Each valid conversation's ID and its document in the files' layout (layout.py)."""
+def read_documents(data: str | None, codebook: str | None) -> list[tuple[str, str, str]]:
+    """Each valid conversation's ID, its document in the files' layout (layout.py), and its
+    whole file, labels included, in the same layout."""
     path = Path(data) if data is not None else bundled_conversations_dir()
     result = read_conversations(path, load_codebook(codebook))
     return [
-        (c.conversation.conversationId, document(split(c.conversation)[0]))
+        (
+            c.conversation.conversationId,
+            document(split(c.conversation)[0]),
+            json.dumps(c.conversation.model_dump(mode="json"), indent=2, ensure_ascii=False),
+        )
         for c in result.conversations
     ]
+
+
+def guessed_labels(rng: random.Random, questions: list[str]) -> str:
+    """A label cut's continuation with labels drawn at random: what follows `"moodShiftTags": [`
+    in a file whose turn holds them."""
+    turn = {
+        "moodShiftTags": [
+            {"emotion": name.capitalize(), "intensity": rng.randint(1, 7)}
+            for name in rng.sample(PANAS_ITEMS, rng.randint(0, 2))
+        ],
+        "annotations": {
+            "binaryJudgements": [
+                {
+                    "questionId": question,
+                    "observedBehavior": rng.choice(("yes", "no", "na")),
+                    "preferredBehavior": rng.choice(("yes", "no", "na")),
+                }
+                for question in rng.sample(questions, min(3, len(questions)))
+            ]
+        },
+    }
+    return json.dumps(turn, indent=2).partition(LABEL_KEY)[2]
 
 
 def _fraction(name: str, value: object) -> float:
@@ -198,6 +232,9 @@ class MemorizerAPI(OfflineAPI):
         self.seed = seed
         self.texts = read_texts(data, codebook) if model_name.startswith("recall") else []
         self.documents = read_documents(data, codebook) if model_name == "files" else []
+        self.questions = (
+            sorted(load_codebook(codebook).binary) if model_name == "guess_labels" else []
+        )
 
     def _recalled(self, segment: str) -> str | None:
         """What this model recalls of a text read that opens with `segment`, if it is one it
@@ -213,10 +250,20 @@ class MemorizerAPI(OfflineAPI):
         return None
 
     def _file_rest(self, shown: str) -> str | None:
-        """The rest of a file read that starts with `shown`, where this model recalls it."""
-        for conversation_id, text in self.documents:
-            if text.startswith(shown) and _unit(self.seed, "files", conversation_id) < self.share:
+        """The rest of a file read that starts with `shown`, where this model recalls it; at a
+        label cut, the whole file's rest from the turn's labels."""
+        head = shown.removesuffix(LABEL_KEY).rstrip(" ").removesuffix("\n")
+        labels = head != shown
+        for conversation_id, text, whole in self.documents:
+            if _unit(self.seed, "files", conversation_id) >= self.share:
+                continue
+            if not labels and text.startswith(shown):
                 return text[len(shown) : len(shown) + FILE_RECALL_CHARS]
+            if labels and text.startswith(head):
+                at = -1
+                for _ in range(head.count(RESPONSE_KEY)):
+                    at = whole.find(LABEL_KEY, at + 1)
+                return whole[at + len(LABEL_KEY) :][:FILE_RECALL_CHARS]
         return None
 
     def complete(self, prompt: str) -> str:
@@ -225,6 +272,8 @@ class MemorizerAPI(OfflineAPI):
             rest = self._file_rest(prompt.rpartition(LAYOUT_INSTRUCTION + "\n")[2])
             if rest is not None:
                 return rest
+        if self.model_name == "guess_labels" and prompt.endswith(LABEL_KEY):
+            return guessed_labels(_rng(self.seed, "labels", prompt), self.questions)
         segment = shown_segment(prompt)
         if self.model_name == "echo":
             return segment if segment is not None else prompt

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..._util.bootstrap import Interval
 from ...tools.report._logs import Run
 from ._dataset import METHOD_KEY, METHODS_KEY
-from ._scorer import SCORER, layout_reading, reading_of
+from ._scorer import SCORER, labels_reading, layout_reading, reading_of
 
 PROBE_TASK = "contamination"
 """How reports name the probe's runs where the main task names its mode."""
@@ -67,6 +67,20 @@ class Layout:
     control_recalled: int
     longest: int
     control_longest: int
+    instances: int
+    labels: Labels | None = None
+    """The label cut's sub-verdict and figures (None in a log written before it)."""
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The files-layout probe's label cut: its sub-verdict and what it reads (labels.py)."""
+
+    verdict: str
+    match: float
+    control_match: float
+    reproduced: int
+    scored: int
     instances: int
 
 
@@ -141,8 +155,9 @@ def _rule(method: dict[str, object], methods: object) -> str:
     probe ran, its rule and the overall rule."""
     rule = str(method.get("rule", ""))
     if isinstance(methods, list) and "layout" in methods:
+        labels = f"labels: {method['labels_rule']}; " if "labels_rule" in method else ""
         layout = (
-            f"files layout: {method.get('layout_rule', '')}; "
+            f"files layout: {method.get('layout_rule', '')}; {labels}"
             f"overall: {method.get('overall_rule', '')}"
         )
         rule = layout if methods == ["layout"] else f"guided: {rule}; {layout}"
@@ -159,6 +174,20 @@ def _layout_of(metrics: dict[str, float]) -> Layout | None:
         longest=_count(metrics, "layout_longest"),
         control_longest=_count(metrics, "layout_control_longest"),
         instances=_count(metrics, "layout_instances"),
+        labels=_labels_of(metrics),
+    )
+
+
+def _labels_of(metrics: dict[str, float]) -> Labels | None:
+    if "layout_labels_instances" not in metrics:
+        return None
+    return Labels(
+        verdict=labels_reading(metrics),
+        match=metrics["layout_labels_match"],
+        control_match=metrics["layout_labels_control_match"],
+        reproduced=_count(metrics, "layout_labels_reproduced"),
+        scored=_count(metrics, "layout_labels_scored"),
+        instances=_count(metrics, "layout_labels_instances"),
     )
 
 

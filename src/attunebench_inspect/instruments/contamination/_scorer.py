@@ -36,8 +36,9 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from ._completions import Scored, answer_key, score_instance
-from ._dataset import CONTROL_TEXTS_KEY, GUIDED, LAYOUT, METHODS_KEY, texts_of
+from ._dataset import CONTROL_TEXTS_KEY, GUIDED, LAYOUT, METHODS_KEY, labels_of, texts_of
 from ._instances import Instance
+from ._labels import CARRIED, LabelResult, LabelsVerdict, decide_labels, label_result
 from ._layout import LayoutInstance, LayoutVerdict, continuation, decide_layout, layout_run
 from ._overlap import Overlap
 from ._recall import RECALL_RUN_WORDS, Recall, recalled
@@ -55,6 +56,9 @@ from ._verdict import (
     overall,
 )
 
+LABEL_RESULTS_KEY = "labels"
+"""Score metadata: each label instance's two matches (None where a continuation writes no label
+field) and its two written labels' digests (labels.py)."""
 LAYOUT_RESULTS_KEY = "layout"
 """Score metadata: each layout instance's two runs (the document's and its control's), answers
 and cuts."""
@@ -82,15 +86,22 @@ def _evidence(metrics: Mapping[str, float], prefix: str) -> Evidence:
     return Evidence(instances=int(metrics.get(prefix + "instances", 0)), **counts)
 
 
-def _sub_reading(metrics: Mapping[str, float], method: str, prefix: str) -> str:
+def _sub_reading(
+    metrics: Mapping[str, float], method: str, prefix: str, carried: str = "text"
+) -> str:
     if metrics.get(f"{method}_suspected") == 1.0:
         return SUSPECTED
-    return abstention(_evidence(metrics, prefix)) or NOT_SUSPECTED
+    return abstention(_evidence(metrics, prefix), carried) or NOT_SUSPECTED
 
 
 def layout_reading(metrics: Mapping[str, float]) -> str:
     """The files-layout probe's sub-verdict, from a run's metrics that hold its figures."""
     return _sub_reading(metrics, "layout", "layout_")
+
+
+def labels_reading(metrics: Mapping[str, float]) -> str:
+    """The label cut's sub-verdict, from a run's metrics that hold its figures."""
+    return _sub_reading(metrics, "layout_labels", "layout_labels_", CARRIED)
 
 
 def reading_of(metrics: Mapping[str, float]) -> str | None:
@@ -105,6 +116,8 @@ def reading_of(metrics: Mapping[str, float]) -> str | None:
     if "layout_instances" not in metrics:
         return abstention(_evidence(metrics, ""))
     readings = [("layout", layout_reading(metrics))]
+    if "layout_labels_instances" in metrics:
+        readings.append(("labels", labels_reading(metrics)))
     if "guided_suspected" in metrics:
         readings.insert(0, ("guided", _sub_reading(metrics, "guided", "")))
     return overall(readings)
@@ -125,16 +138,34 @@ def _layout_values(guided: Verdict | None, layout: LayoutVerdict, e: Evidence) -
     }
 
 
+def _labels_values(labels: LabelsVerdict) -> dict[str, float]:
+    """The label cut's figures (labels.py)."""
+    e = labels.evidence
+    return {
+        "layout_labels_suspected": float(labels.reading == SUSPECTED),
+        "layout_labels_match": labels.match,
+        "layout_labels_control_match": labels.control_match,
+        "layout_labels_p_value": labels.p_value,
+        "layout_labels_reproduced": labels.reproduced,
+        "layout_labels_scored": labels.scored,
+        "layout_labels_instances": labels.instances,
+        **{f"layout_labels_{name}": getattr(e, field) for name, field in _EVIDENCE.items()},
+    }
+
+
 def metric_values(
-    verdict: Verdict | None, layout: tuple[LayoutVerdict, Evidence] | None = None
+    verdict: Verdict | None,
+    layout: tuple[LayoutVerdict, Evidence] | None = None,
+    labels: LabelsVerdict | None = None,
 ) -> dict[str, float]:
     """The run's metrics. `inspect view` heads a log with the first five (and its log list with
     the first): the verdict's own indicator, then the evidence it reads, the difference with its
     interval and the exact matches; then the rest, in its "All scoring" table. Counts are
     integers. `verdict`: the guided probe's (None where it did not run); `layout`: the layout
-    probe's and its evidence (None where it did not run)."""
+    probe's and its evidence (None where it did not run); `labels`: its label cut's."""
     readings = [("guided", verdict.reading)] if verdict else []
     readings += [("layout", layout[0].reading)] if layout else []
+    readings += [("labels", labels.reading)] if labels else []
     reading = overall(readings)
     indicators = {
         "suspected": float(reading == SUSPECTED),
@@ -162,6 +193,7 @@ def metric_values(
         "longest_recall": shown.longest_recall,
         **{name: getattr(e, field) for name, field in _EVIDENCE.items()},
         **(_layout_values(verdict if layout and verdict else None, *layout) if layout else {}),
+        **(_labels_values(labels) if labels else {}),
     }
 
 
@@ -193,11 +225,30 @@ def results_of(
     ]
 
 
+def _ordered(scores: Sequence[SampleScore]) -> list[SampleScore]:
+    """The samples by conversation ID (the order a log keeps its samples in, so the figures
+    recomputed from a log are the printed ones)."""
+    return sorted(scores, key=lambda s: (str(s.sample_id), s.sample_id is None))
+
+
 def pooled(scores: Sequence[SampleScore], key: str = RESULTS_KEY) -> list[InstanceResult]:
-    """Every instance of the run, by conversation ID (the order a log keeps its samples in, so
-    the figures recomputed from a log are the printed ones), then in instance order."""
-    ordered = sorted(scores, key=lambda s: (str(s.sample_id), s.sample_id is None))
-    return [r for s in ordered for r in results_of(s.score, str(s.sample_id), key)]
+    """Every instance of the run, by conversation ID, then in instance order."""
+    return [r for s in _ordered(scores) for r in results_of(s.score, str(s.sample_id), key)]
+
+
+def pooled_labels(scores: Sequence[SampleScore]) -> list[LabelResult]:
+    """Every label instance of the run, by conversation ID, then by turn."""
+    return [
+        LabelResult(
+            conversation=str(s.sample_id),
+            match=r["match"],
+            control_match=r["control_match"],
+            answer=r["answer"],
+            control_answer=r["control_answer"],
+        )
+        for s in _ordered(scores)
+        for r in _records(s.score, LABEL_RESULTS_KEY)
+    ]
 
 
 def methods_of(scores: Sequence[SampleScore]) -> list[str]:
@@ -216,9 +267,11 @@ def contamination_verdict() -> Metric:
         # Everything from the metadata, so that the verdict and its counts read the same epoch.
         methods = methods_of(scores)
         layout = pooled(scores, LAYOUT_RESULTS_KEY)
+        labels = pooled_labels(scores)
         return metric_values(
             decide(pooled(scores)) if GUIDED in methods else None,
             (decide_layout(layout), evidence(layout)) if LAYOUT in methods else None,
+            decide_labels(labels) if LAYOUT in methods and labels else None,
         )
 
     return calculate
@@ -336,6 +389,36 @@ def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResul
     return scored
 
 
+def _labels_scored(state: TaskState) -> list[tuple[LayoutInstance, LabelResult]]:
+    """Each label cut: the label fields the document's and the control's continuations write,
+    scored against the turn's labels."""
+    store = store_as(ProbeStore)
+    labels = labels_of(state.metadata)
+    return [
+        (
+            layout,
+            label_result(
+                layout.conversation_id,
+                continuation(store.layout_labels[i], layout.label_prefix),
+                continuation(store.layout_labels_control[i], layout.label_control_prefix),
+                labels.get(layout.turn),
+            ),
+        )
+        for i, layout in enumerate(layout_of(state.metadata))
+        if layout.label_prefix and i < len(store.layout_labels)
+    ]
+
+
+def _labels_line(layout: LayoutInstance, r: LabelResult) -> str:
+    def shown(match: float | None) -> str:
+        return "no label field" if match is None else f"label match {match:.2f}"
+
+    return (
+        f"- {layout.key}: the document's label cut writes {shown(r.match)}, "
+        f"the control's {shown(r.control_match)}"
+    )
+
+
 def _layout_line(layout: LayoutInstance, r: InstanceResult) -> str:
     return (
         f"- {layout.key}: the document's continuation writes {r.guided_recall} unshown word(s) "
@@ -351,8 +434,10 @@ def contamination_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         scored = _scored(state)
         layout = _layout_scored(state)
+        labels = _labels_scored(state)
         value = _value(scored)
         lines = [_line(i, s) for i, s in scored] + [_layout_line(i, r) for i, r in layout]
+        lines += [_labels_line(i, r) for i, r in labels]
         answer = (
             f"ROUGE-L guided {value['guided_rouge_l']:.2f}, general "
             f"{value['general_rouge_l']:.2f}; {value['exact']} exact, "
@@ -361,6 +446,9 @@ def contamination_scorer() -> Scorer:
         if layout:
             value["layout_recalled"] = sum(r.guided_recall >= RECALL_RUN_WORDS for _, r in layout)
             answer += f"; layout: {value['layout_recalled']} recalled"
+        if labels:
+            value["layout_labels_reproduced"] = sum(r.match == 1.0 for _, r in labels)
+            answer += f", labels reproduced in {value['layout_labels_reproduced']}"
         return Score(
             value=value,
             answer=answer,
@@ -369,6 +457,7 @@ def contamination_scorer() -> Scorer:
                 METHODS_KEY: state.metadata.get(METHODS_KEY, [GUIDED]),
                 RESULTS_KEY: [_record(i, s) for i, s in scored],
                 LAYOUT_RESULTS_KEY: [{"key": i.key, **asdict(r)} for i, r in layout],
+                LABEL_RESULTS_KEY: [{"key": i.key, **asdict(r)} for i, r in labels],
             },
         )
 

@@ -58,7 +58,20 @@ def _layout(c: Contamination) -> str:
         return "not run"
     return (
         f"{found.verdict}; {found.recalled}, {found.control_recalled} of {found.instances} "
-        f"({found.longest}, {found.control_longest})"
+        f"({found.longest}, {found.control_longest}); labels: {_labels(c)}"
+    )
+
+
+def _labels(c: Contamination) -> str:
+    found = c.layout.labels if c.layout else None
+    if found is None:
+        return "not run"
+    # The reason of a cannot decide is the verdict's own where it decides (its column), and
+    # the log's: here the word alone keeps the column narrow.
+    return (
+        f"{found.verdict.partition(':')[0]}; {number(found.match, 2)} / "
+        f"{number(found.control_match, 2)}, "
+        f"{found.reproduced} of {found.scored} ({found.instances})"
     )
 
 
@@ -85,8 +98,13 @@ READING = (
     "words. Files layout (-T methods=guided,layout; else not run): its sub-verdict; the "
     "documents' and the control's recalled continuations of the instances (13+ unshown words "
     "of a published text in a row), and their longest runs; each document is the start of a "
-    "conversation's file layout, the control a never-published one; where both methods ran, "
-    "the verdict is suspected if either is, cannot decide if either cannot."
+    "conversation's file layout, the control a never-published one; then labels: the label "
+    "cut's sub-verdict (its reason in the verdict, where it decides); the documents' / the "
+    "controls' mean label match (the label fields "
+    "written after a turn's response against the participant's labels), the document "
+    "continuations that reproduce every label field they write of the instances where either "
+    "writes one (all instances). The verdict is suspected if any method or cut is, cannot "
+    "decide if any cannot."
 )
 
 

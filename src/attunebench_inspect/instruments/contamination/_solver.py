@@ -1,5 +1,6 @@
 """The probe's calls: for every instance of a conversation, one guided and one general completion;
-with the files-layout probe, for every turn, the document's continuation and its control's.
+with the files-layout probe, for every turn, the document's continuation and its control's at the
+text cut and at the label cut.
 
 A guided or general call is one user message and nothing else, as in Golchin & Surdeanu's code; a
 layout call is the instruction and the document's start as the assistant's own text (layout.py).
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import get_args
 
 from inspect_ai.model import (
     ChatMessage,
@@ -76,6 +78,10 @@ class ProbeStore(StoreModel):
     layout_control: list[str] = Field(default_factory=list)
     layout_cut: list[bool] = Field(default_factory=list)
     layout_control_cut: list[bool] = Field(default_factory=list)
+    layout_labels: list[str] = Field(default_factory=list)
+    layout_labels_control: list[str] = Field(default_factory=list)
+    layout_labels_cut: list[bool] = Field(default_factory=list)
+    layout_labels_control_cut: list[bool] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,23 @@ def layout_request(prefix: str) -> list[ChatMessage]:
     return [ChatMessageUser(content=LAYOUT_INSTRUCTION), ChatMessageAssistant(content=prefix)]
 
 
+def layout_calls(layout: LayoutInstance) -> list[tuple[ProbeCall, str]]:
+    """A layout instance's calls and the document start each shows: the text cut and the label
+    cut (labels.py; none in a log written before it), each of the document and of its control."""
+    calls: list[tuple[ProbeCall, str]] = [
+        ("layout", layout.prefix),
+        ("layout_control", layout.control_prefix),
+    ]
+    if layout.label_prefix:
+        calls += [
+            ("layout_labels", layout.label_prefix),
+            ("layout_labels_control", layout.label_control_prefix),
+        ]
+    return calls
+
+
 def calls_of(metadata: dict[str, object]) -> list[Call]:
-    """Every call of a sample: two per guided instance, two per layout instance."""
+    """Every call of a sample: two per guided instance, four per layout instance."""
     calls = [
         Call(name, i, request(instance, name), instance.where, CONFIG)
         for i, instance in enumerate(instances_of(metadata))
@@ -129,14 +150,8 @@ def calls_of(metadata: dict[str, object]) -> list[Call]:
     ]
     for i, layout in enumerate(layout_of(metadata)):
         calls += [
-            Call("layout", i, layout_request(layout.prefix), layout.where, LAYOUT_CONFIG),
-            Call(
-                "layout_control",
-                i,
-                layout_request(layout.control_prefix),
-                layout.where,
-                LAYOUT_CONFIG,
-            ),
+            Call(name, i, layout_request(prefix), layout.where, LAYOUT_CONFIG)
+            for name, prefix in layout_calls(layout)
         ]
     return calls
 
@@ -144,7 +159,7 @@ def calls_of(metadata: dict[str, object]) -> list[Call]:
 @solver
 def contamination_solver() -> Solver:
     """Two completions per instance: guided (data set named) and general (nothing named); and
-    per layout instance, the document's continuation and its control's."""
+    per layout instance, the document's continuation and its control's at each of its cuts."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         calls = calls_of(state.metadata)
@@ -165,7 +180,7 @@ def contamination_solver() -> Solver:
 
         await concurrently(*(complete(call) for call in calls))
         store = store_as(ProbeStore)
-        for name in ("guided", "general", "layout", "layout_control"):
+        for name in get_args(ProbeCall):
             found = texts.get(name, {})
             setattr(store, name, [found[i] for i in range(len(found))])
             setattr(store, f"{name}_cut", [cut[name][i] for i in range(len(found))])

@@ -133,6 +133,19 @@ LAYOUT_RULE = (
     f"suspected"
 )
 """The files-layout probe's sub-verdict (layout.py)."""
+LABELS_NEEDED = 2
+"""Document continuations that must reproduce every label field they write (labels.py)."""
+LABELS_RULE = (
+    f"suspected if the documents' mean label match (each turn's label fields written after its "
+    f"response, against the participant's labels: emotion tags by Jaccard of names, binary "
+    f"answers and pairwise winners by share equal, averaged over the fields written) exceeds the "
+    f"never-published controls' (scored against the same labels) by a one-sided paired sign-flip "
+    f"permutation test at alpha {ALPHA} (instances where either writes a label field, the other's "
+    f"missing score 0) and at least {LABELS_NEEDED} document continuations reproduce every label "
+    f"field they write; else cannot decide by the same abstention table (a continuation that "
+    f"writes no label field as empty); else not suspected"
+)
+"""The files-layout probe's label sub-verdict (labels.py)."""
 OVERALL_RULE = (
     "suspected if any method's sub-verdict is suspected; else cannot decide if any method "
     "cannot decide (its reason); else not suspected"
@@ -214,9 +227,10 @@ def evidence(results: Sequence[InstanceResult]) -> Evidence:
     )
 
 
-def abstention(e: Evidence) -> str | None:
+def abstention(e: Evidence, carried: str = "text") -> str | None:
     """Why the run cannot decide without a match or a recall, by the abstention table
-    (docs/contamination.md), or None where a negative may be read."""
+    (docs/contamination.md), or None where a negative may be read; `carried`: what a completion
+    must carry to count (the label cut's: "label fields")."""
     if e.instances == 0:
         return cannot_decide("no text long enough to probe")
     if e.conversations < MIN_CONVERSATIONS:
@@ -228,12 +242,13 @@ def abstention(e: Evidence) -> str | None:
         return cannot_decide(f"too few instances ({e.instances}, at least {MIN_INSTANCES})")
     if e.with_text < max(MIN_INSTANCES, MIN_TEXT_SHARE * e.instances):
         return cannot_decide(
-            f"too few completions carry text: {e.with_text} of {e.instances} instances have "
-            f"two ({e.empty} completion(s) empty, {e.cut} cut at the length limit)"
+            f"too few completions carry {carried}: {e.with_text} of {e.instances} instances have "
+            f"two ({e.empty} completion(s) {'empty' if carried == 'text' else 'without any'}, "
+            f"{e.cut} cut at the length limit)"
         )
     if e.one_answer > MAX_ONE_ANSWER_SHARE * e.answered:
         return cannot_decide(
-            f"the model answered one same text to {e.one_answer} of {e.answered} completions"
+            f"the model answered one same {carried} to {e.one_answer} of {e.answered} completions"
         )
     return None
 

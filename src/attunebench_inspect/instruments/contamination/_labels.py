@@ -1,0 +1,261 @@
+"""The files-layout probe's label cut (pure, no Inspect): does the model write a turn's labels?
+
+A model that has read the deposit's files may have kept their label fields better than their
+texts. The label cut shows the same label-free document as the text cut (layout.py) up to the
+end of a turn's `"llmResponse": "<its text>",` line, then the key that follows it in every
+published file, `"moodShiftTags": [` (a key name and a bracket: no label), and lets the model go
+on. What it writes for **that** turn (up to the next turn's start) is parsed tolerantly, since a
+continuation is cut at its window and need not be valid JSON:
+
+- **emotion tags**: the `"emotion"` names inside the `moodShiftTags` array (an array closed with
+  nothing in it is written, and empty);
+- **binary answers**: each `observedBehavior` and `preferredBehavior` written under a
+  `questionId` of `binaryJudgements`;
+- **pairwise winners**: each entry of `pairwiseComparisons` that names its question, its two
+  responses and its winner (seldom inside the window: the alternates' texts come first).
+
+**Score** (`label_match`), against the real conversation's labels: per field written, emotion
+tags by the Jaccard index of the names (case-insensitive; both empty is 1), binary answers and
+pairwise winners by the share of the values written that equal the participant's (a value for a
+question or comparison the turn does not hold is wrong); the instance's score is the mean over
+the fields written, None where it writes none (no evidence). The control document (the seeded
+never-published conversation, layout.py) is cut and scored the same way **against the real
+labels**: it has the same labels and other words, so what a model writes there is its chance
+level, measured on the same model rather than assumed from the codebook.
+
+**Sub-verdict** (`decide_labels`, `LABELS_RULE` in verdict.py), fixed before any measurement:
+suspected if the documents' mean label match exceeds the controls' by heuristic 1's one-sided
+paired sign-flip permutation test at `ALPHA` (over the instances where either side writes a
+label field, the other side's missing score 0, in conversation-ID order) and at least
+`LABELS_NEEDED` = 2 document continuations reproduce every label field they write; else the
+abstention table (a completion that writes no label field counts as empty; one same set of
+labels written to most completions is one answer); else not suspected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from ...data._schema import ResponseSource
+from ...data._split import TurnTruth, comparison_key
+from ._layout import unescaped
+from ._verdict import (
+    ALPHA,
+    LABELS_NEEDED,
+    NOT_SUSPECTED,
+    SUSPECTED,
+    Evidence,
+    InstanceResult,
+    abstention,
+    evidence,
+    guided_above_general,
+)
+
+UNIFORM_GUESS = {"emotion (one tag of 20)": 1 / 20, "binary answer": 1 / 3, "pairwise winner": 0.5}
+"""A uniform guess's expected match per field by the codebook (20 PANAS items; yes, no, na; A or
+B): a figure for the reader; the verdict's chance is the control's, measured."""
+CARRIED = "label fields"
+"""What a label cut's completion must carry to count in the abstention table."""
+_NEXT_TURN = '"turnNumber"'
+_STRING = r'"((?:[^"\\]|\\.)*)"'
+_EMOTION = re.compile(r'"emotion"\s*:\s*' + _STRING)
+
+
+@dataclass(frozen=True)
+class Written:
+    """The label fields a continuation writes for its turn (None: the field is not written)."""
+
+    emotions: frozenset[str] | None
+    binary: tuple[tuple[str, str, str], ...]
+    """(question, observedBehavior or preferredBehavior, value) as written."""
+    pairwise: tuple[tuple[str, str, str, str], ...]
+    """(question, responseA, responseB, winner) as written."""
+
+    @property
+    def any(self) -> bool:
+        return self.emotions is not None or bool(self.binary) or bool(self.pairwise)
+
+    def digest(self) -> str:
+        """What tells one set of labels from another ("" where none is written)."""
+        if not self.any:
+            return ""
+        shown = [sorted(self.emotions or ()), self.binary, self.pairwise]
+        return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:16]
+
+
+def _field(text: str, key: str) -> str | None:
+    found = re.search(rf'"{key}"\s*:\s*{_STRING}', text)
+    return unescaped(found.group(1)).strip().casefold() if found else None
+
+
+def _array(text: str, key: str) -> list[str]:
+    """The objects of the array under `key`, each as its text (the last may be cut short)."""
+    start = text.find(f'"{key}"')
+    if start < 0:
+        return []
+    body = text[start:]
+    end = body.find("]")
+    return body[: end if end >= 0 else len(body)].split("{")[1:]
+
+
+def _emotions(text: str) -> frozenset[str] | None:
+    end = text.find("]")
+    inside = text[: end if end >= 0 else len(text)]
+    names = frozenset(unescaped(n).strip().casefold() for n in _EMOTION.findall(inside))
+    return names if names or (end >= 0 and not inside.strip()) else None
+
+
+def _binary(text: str) -> tuple[tuple[str, str, str], ...]:
+    found = []
+    for entry in _array(text, "binaryJudgements"):
+        question = _field(entry, "questionId")
+        for side in ("observedBehavior", "preferredBehavior"):
+            value = _field(entry, side)
+            if question and value is not None:
+                found.append((question, side, value))
+    return tuple(found)
+
+
+def _pairwise(text: str) -> tuple[tuple[str, str, str, str], ...]:
+    found = []
+    for entry in _array(text, "pairwiseComparisons"):
+        keys = ("questionId", "responseA", "responseB", "winner")
+        values = [_field(entry, key) for key in keys]
+        if all(values):
+            found.append((values[0] or "", values[1] or "", values[2] or "", values[3] or ""))
+    return tuple(found)
+
+
+def written(continuation: str) -> Written:
+    """The label fields `continuation` (what follows a label cut) writes for the cut's turn: what
+    stands before the next turn's `"turnNumber"` is read, escapes undone per value."""
+    end = continuation.find(_NEXT_TURN)
+    turn = continuation[: end if end >= 0 else len(continuation)]
+    return Written(_emotions(turn), _binary(turn), _pairwise(turn))
+
+
+def _key(question: str, a: str, b: str) -> str:
+    return comparison_key(question, cast(ResponseSource, a), cast(ResponseSource, b)).casefold()
+
+
+def _share(hits: Sequence[bool]) -> list[float]:
+    return [sum(hits) / len(hits)] if hits else []
+
+
+def label_match(w: Written, truth: TurnTruth) -> float | None:
+    """The mean, over the fields `w` writes, of each field's match with the turn's labels
+    (module docstring); None where it writes none."""
+    fields: list[float] = []
+    if w.emotions is not None:
+        true = frozenset(name.casefold() for name in truth.mood_shift)
+        union = w.emotions | true
+        fields.append(len(w.emotions & true) / len(union) if union else 1.0)
+    binary = {q.casefold(): b for q, b in truth.binary.items()}
+    fields += _share(
+        [
+            q in binary
+            and value == (binary[q].observed if side == "observedBehavior" else binary[q].preferred)
+            for q, side, value in w.binary
+        ]
+    )
+    pairwise = {k.casefold(): v for k, v in truth.pairwise.items()}
+    fields += _share(
+        [
+            winner in ("a", "b") and pairwise.get(_key(q, a, b)) == (a if winner == "a" else b)
+            for q, a, b, winner in w.pairwise
+        ]
+    )
+    return sum(fields) / len(fields) if fields else None
+
+
+@dataclass(frozen=True)
+class LabelResult:
+    """One label instance: the document's and the control's continuation, as scored."""
+
+    conversation: str
+    match: float | None
+    control_match: float | None
+    answer: str
+    """The document's written labels' digest ("" where it writes none)."""
+    control_answer: str
+
+
+def label_result(conversation: str, real: str, fake: str, truth: TurnTruth | None) -> LabelResult:
+    """The instance's two continuations scored against the real turn's labels (no truth: no
+    score, as for a log written before the label cut)."""
+    a, b = written(real), written(fake)
+    return LabelResult(
+        conversation,
+        label_match(a, truth) if truth else None,
+        label_match(b, truth) if truth else None,
+        a.digest(),
+        b.digest(),
+    )
+
+
+@dataclass(frozen=True)
+class LabelsVerdict:
+    reading: str
+    instances: int
+    scored: int
+    """Instances where the document's or the control's continuation writes a label field."""
+    match: float
+    """The documents' mean label match over the scored instances (a side that writes none
+    there counts 0); NaN with none scored."""
+    control_match: float
+    reproduced: int
+    """Document continuations that reproduce every label field they write."""
+    p_value: float
+    evidence: Evidence
+
+
+def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
+    """The abstention table's evidence: a continuation that writes no label field is empty."""
+    return evidence(
+        [
+            InstanceResult(
+                0.0,
+                0.0,
+                "none",
+                "none",
+                conversation=r.conversation,
+                guided_answer=r.answer,
+                general_answer=r.control_answer,
+            )
+            for r in results
+        ]
+    )
+
+
+def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
+    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
+    pairs = [
+        (r.match or 0.0, r.control_match or 0.0)
+        for r in results
+        if r.match is not None or r.control_match is not None
+    ]
+    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
+    p_value = guided_above_general(real, fake) if pairs else 1.0
+    reproduced = sum(r.match == 1.0 for r in results)
+    found = labels_evidence(results)
+    reading = (
+        SUSPECTED
+        if p_value < ALPHA and reproduced >= LABELS_NEEDED
+        else abstention(found, CARRIED) or NOT_SUSPECTED
+    )
+    return LabelsVerdict(
+        reading,
+        len(results),
+        len(pairs),
+        sum(real) / len(real) if real else math.nan,
+        sum(fake) / len(fake) if fake else math.nan,
+        reproduced,
+        p_value,
+        found,
+    )
