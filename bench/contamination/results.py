@@ -41,7 +41,11 @@ from attunebench_inspect.instruments.contamination._recall import (
     PublishedText,
     Recall,
 )
-from attunebench_inspect.instruments.contamination._scorer import layout_reading, reading_of
+from attunebench_inspect.instruments.contamination._scorer import (
+    labels_reading,
+    layout_reading,
+    reading_of,
+)
 from attunebench_inspect.instruments.contamination._verdict import InstanceResult, Verdict, decide
 from attunebench_inspect.score._metrics import nanmean
 from attunebench_inspect.tools.report._composite import run_composite
@@ -249,28 +253,39 @@ def layout_lines(out: Path) -> list[str]:
         "Each conversation's document in the files' layout, cut at each turn's message and "
         "continued (docs/contamination.md); recalled: a continuation writing 13+ unshown words "
         "of a published text of its conversation in a row; the control: the same document of a "
-        "never-published conversation (each text's words shuffled, a new ID).",
+        "never-published conversation (each text's words shuffled, a new ID). The label cut: "
+        'the same document cut after each turn\'s response at `"moodShiftTags": [`; label '
+        "match: the mean share of the participant's labels the continuation writes (documents / "
+        "control, both against the real labels), p the one-sided permutation test, reproduced: "
+        "document continuations writing every label field right.",
         "",
-        "| model | half | layout sub-verdict | recalled (documents) | recalled (control) "
-        "| longest run: documents / control | instances | empty completions "
+        "| model | half | overall | layout sub-verdict | recalled (documents) | recalled "
+        "(control) | longest run: documents / control | instances | empty completions "
+        "| labels sub-verdict | label match: documents / control | p | reproduced of scored "
         "| served | wall time |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model in MODELS:
         for half in HALVES:
             p = probe_result(log_dir(out, model, half, "layout"))
             if p is None:
-                lines.append(f"| {model} | {half} | not run | | | | | | | |")
+                lines.append(f"| {model} | {half} | not run |" + " |" * 12)
                 continue
             m = p.metrics
             lines.append(
-                f"| {model} | {half} | **{layout_reading(m)}** | "
+                f"| {model} | {half} | **{p.verdict}** | {layout_reading(m)} | "
                 f"{_f(m.get('layout_recalled', NAN), 0)} | "
                 f"{_f(m.get('layout_control_recalled', NAN), 0)} | "
                 f"{_f(m.get('layout_longest', NAN), 0)} / "
                 f"{_f(m.get('layout_control_longest', NAN), 0)} | "
                 f"{_f(m.get('layout_instances', NAN), 0)} | "
                 f"{_f(m.get('layout_empty_completions', NAN), 0)} | "
+                f"{labels_reading(m)} | "
+                f"{_f(m.get('layout_labels_match', NAN), 3)} / "
+                f"{_f(m.get('layout_labels_control_match', NAN), 3)} | "
+                f"{_f(m.get('layout_labels_p_value', NAN), 3)} | "
+                f"{_f(m.get('layout_labels_reproduced', NAN), 0)} of "
+                f"{_f(m.get('layout_labels_scored', NAN), 0)} | "
                 f"{_served(out, model, 'layout')} | {_minutes(p.seconds)} |"
             )
     return lines
@@ -452,7 +467,7 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
         for half in HALVES:
             r = main_result(log_dir(out, model, half, "main"), resamples)
             if r is None:
-                lines.append(f"| {model} | {half} | not run | | | | | | | |")
+                lines.append(f"| {model} | {half} | not run |" + " |" * 12)
                 continue
             results[model, half] = r
             lines.append(
