@@ -9,6 +9,33 @@ from typing import Any
 from attunebench_inspect.data._panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
 
 CANARIES = ("CANARY-om-model-4c1d", "CANARY-follow-up-9e2b", "CANARY-note-77aa")
+VISIBLE_KEYS = frozenset(
+    {
+        "conversationId",
+        "metadata",
+        "category",
+        "subtopic",
+        "text",
+        "turns",
+        "turnNumber",
+        "userMessage",
+        "llmResponse",
+        "annotations",
+        "alternateResponses",
+        "llmImproved",
+        "humanEdited",
+    }
+)
+"""The keys of a conversation file that hold no label: what a label-free copy of it keeps."""
+
+
+def keys(value: Any) -> set[str]:
+    """Every key of a parsed JSON value, at any depth."""
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys(v)}
+    return set()
 
 
 def with_canaries(raw: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,9 @@ from inspect_ai.log import EvalLog
 
 from attunebench_inspect import attunebench
 
+PANEL = {"judge": "attunebench/random", "judge_2": "attunebench/majority"}
+"""A judge panel of the two offline baselines (model roles)."""
+
 
 def run_main(data: Path, model: str, **kwargs: Any) -> EvalLog:
     log = eval(

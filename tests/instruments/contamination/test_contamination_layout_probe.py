@@ -30,31 +30,8 @@ from attunebench_inspect.instruments.contamination._layout import (
 from attunebench_inspect.instruments.contamination._recall import published_texts
 from attunebench_inspect.instruments.contamination._scorer import reading_of
 
+from ...canaries import VISIBLE_KEYS, keys
 from ...spy import Spy
-
-VISIBLE_KEYS = {
-    "conversationId",
-    "metadata",
-    "category",
-    "subtopic",
-    "text",
-    "turns",
-    "turnNumber",
-    "userMessage",
-    "llmResponse",
-    "annotations",
-    "alternateResponses",
-    "llmImproved",
-    "humanEdited",
-}
-
-
-def _keys(value: Any) -> set[str]:
-    if isinstance(value, dict):
-        return set(value) | {k for v in value.values() for k in _keys(v)}
-    if isinstance(value, list):
-        return {k for v in value for k in _keys(v)}
-    return set()
 
 
 def test_the_document_holds_the_visible_fields_in_the_files_layout(
@@ -64,7 +41,7 @@ def test_the_document_holds_the_visible_fields_in_the_files_layout(
         loaded = load_conversations(file, load_codebook()).conversations[0]
         visible = split(loaded.conversation)[0]
         text = document(visible)
-        assert _keys(json.loads(text)) == VISIBLE_KEYS
+        assert keys(json.loads(text)) == VISIBLE_KEYS
         published = file.read_text(encoding="utf-8")
         for instance in layout_instances(visible, 0):
             # The lines before the cut stand in the published file as shown.

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.canaries import VISIBLE_KEYS, keys
 from tests.conftest import REPO as ROOT
 
 sys.path.insert(0, str(ROOT / "bench" / "contamination"))
@@ -39,14 +40,6 @@ LABEL_FIELDS = (
     "selectedPairwiseQuestions",
     "model",
 )
-
-
-def keys(value: Any) -> set[str]:
-    if isinstance(value, dict):
-        return set(value) | {k for v in value.values() for k in keys(v)}
-    if isinstance(value, list):
-        return {k for v in value for k in keys(v)}
-    return set()
 
 
 def strings(value: Any) -> list[str]:
@@ -96,21 +89,7 @@ def test_text_variant_is_the_file_without_its_labels(path: Path) -> None:
     published = json.loads(raw)
     text = json.loads(text_only(raw))
     assert not keys(text) & set(LABEL_FIELDS)
-    assert keys(text) == {
-        "conversationId",
-        "metadata",
-        "category",
-        "subtopic",
-        "text",
-        "turns",
-        "turnNumber",
-        "userMessage",
-        "llmResponse",
-        "annotations",
-        "alternateResponses",
-        "llmImproved",
-        "humanEdited",
-    }
+    assert keys(text) == VISIBLE_KEYS
     # Every message and reply is there, as published and in the file's order.
     texts = [
         t

@@ -13,9 +13,7 @@ from pathlib import Path
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from inspect_ai import eval
 
-from attunebench_inspect import attunebench
 from attunebench_inspect._suite.report import build_report
 from attunebench_inspect._util.verdict import is_abstention
 from attunebench_inspect.data._split import comparison_key
@@ -27,6 +25,7 @@ from attunebench_inspect.instruments.stability._rules import READINGS
 from attunebench_inspect.score._panel import ANSWER_DOMAIN, RATING_DOMAIN
 from attunebench_inspect.solve._predictions import JudgeVerdict
 from attunebench_inspect.solve._solver import pairwise_labels
+from tests.runs import PANEL, run_main
 
 SOURCES = ("original", "alternate", "human")
 PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
@@ -172,15 +171,7 @@ def test_a_run_of_one_conversation_of_one_turn_ends_in_success_and_abstains(
     data = tmp_path / "data"
     data.mkdir()
     (data / "one.json").write_text(json.dumps(raw), encoding="utf-8")
-    [log] = eval(
-        attunebench(data=str(data)),
-        model="attunebench/random",
-        model_roles={"judge": "attunebench/random", "judge_2": "attunebench/majority"},
-        epochs=2,
-        display="none",
-        log_dir=str(tmp_path / "logs"),
-    )
-    assert log.status == "success"
+    run_main(data, "attunebench/random", model_roles=PANEL, epochs=2)
     [run] = build_report([tmp_path / "logs"], resamples=FEW).stability
     said = [
         run.position_bias.verdict,

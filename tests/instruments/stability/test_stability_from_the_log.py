@@ -8,10 +8,8 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from inspect_ai import eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from attunebench_inspect import attunebench
 from attunebench_inspect._suite.report import build_report
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability._agreement import panel_data
@@ -22,6 +20,7 @@ from attunebench_inspect.instruments.stability._log_figures import (
 )
 from attunebench_inspect.instruments.stability._record import SCORER, StabilityRecord, read_record
 from attunebench_inspect.score._panel import RATING_DOMAIN
+from tests.runs import PANEL, run_main
 
 RESAMPLES = 2000
 
@@ -41,15 +40,7 @@ def test_the_printed_intervals_are_recomputed_from_the_log_exactly(
     small_dataset: Callable[[int], Path], tmp_path: Path
 ) -> None:
     data = small_dataset(12)
-    [log] = eval(
-        attunebench(data=str(data)),
-        model="attunebench/random",
-        model_roles={"judge": "attunebench/random", "judge_2": "attunebench/majority"},
-        epochs=2,
-        display="none",
-        log_dir=str(tmp_path / "logs"),
-    )
-    assert log.status == "success"
+    run_main(data, "attunebench/random", model_roles=PANEL, epochs=2)
     [run] = build_report([tmp_path / "logs"], resamples=RESAMPLES).stability
     [location] = [info.name for info in list_eval_logs(str(tmp_path / "logs"))]
     stored = _records(Path(location.removeprefix("file://")))
