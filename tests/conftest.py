@@ -76,6 +76,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         items.sort(key=lambda item: not item.nodeid.startswith(LONGEST))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Runs made in the test process keep no live-view buffer: Inspect's realtime sample buffer
+    (what `inspect view` shows of a run still going) is a quarter of a small run's time, and no
+    in-process test watches a run live. The suite's commands run in subprocesses keep it, as a
+    user's do."""
+    from inspect_ai._eval.task import log as task_log
+
+    defaults = getattr(task_log, "eval_config_defaults", None)
+    if defaults is not None:  # an Inspect that moved it: the runs keep their buffer
+        task_log.eval_config_defaults = lambda: {**defaults(), "log_realtime": False}
+
+
 @pytest.fixture(autouse=True)
 def offline_token_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inspect estimates tokens with tiktoken, which downloads its encoding on first use, for any

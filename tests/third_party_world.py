@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,10 @@ from tests.human_answers import oracle
 from tests.truth_model import TruthModel
 
 
+@cache
 def _u(*parts: object) -> float:
+    """One uniform draw per key. Cached: every reader with the same `crn` draws the same keys
+    (the common random numbers), and seeding a generator costs more than the rest of a reading."""
     return random.Random("/".join(map(str, parts))).random()
 
 

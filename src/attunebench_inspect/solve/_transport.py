@@ -12,28 +12,42 @@ line the terminal and the log show: which call, to which model, what came back, 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import PurePath
 
-import anthropic
 import httpx
-import openai
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 
 from ._call_record import CallType
 
-TRANSPORT_FAULTS: tuple[type[BaseException], ...] = (
-    json.JSONDecodeError,
-    # A reply that is not UTF-8 (a proxy that re-encodes): the client's JSON decoding fails
-    # before it reaches a JSON error.
-    UnicodeDecodeError,
-    httpx.TransportError,
-    httpx.DecodingError,
-    openai.APIConnectionError,
-    openai.APIResponseValidationError,
-    anthropic.APIConnectionError,
-    anthropic.APIResponseValidationError,
-)
-"""How an unreadable reply or a broken connection surfaces from the providers' clients."""
+_SDKS = ("openai", "anthropic")
+"""The providers' SDKs whose errors a reply can surface as. They are read from `sys.modules`, not
+imported: importing both costs two seconds on every start of the suite (`inspect eval`, the
+`attunebench` commands), and an SDK's error can only reach us once a provider has loaded it."""
+
+
+def _sdk_errors(*names: str) -> tuple[type[BaseException], ...]:
+    """The error classes `names` of every provider SDK loaded in this process."""
+    loaded = [sys.modules[sdk] for sdk in _SDKS if sdk in sys.modules]
+    return tuple(getattr(sdk, name) for sdk in loaded for name in names)
+
+
+def transport_faults() -> tuple[type[BaseException], ...]:
+    """How an unreadable reply or a broken connection surfaces from the providers' clients."""
+    return (
+        json.JSONDecodeError,
+        # A reply that is not UTF-8 (a proxy that re-encodes): the client's JSON decoding fails
+        # before it reaches a JSON error.
+        UnicodeDecodeError,
+        httpx.TransportError,
+        httpx.DecodingError,
+        *_sdk_errors("APIConnectionError", "APIResponseValidationError"),
+    )
+
+
+def status_errors() -> tuple[type[BaseException], ...]:
+    """An HTTP error the provider kept answering until Inspect's retries gave up."""
+    return _sdk_errors("APIStatusError")
 
 
 class ProviderReplyError(RuntimeError):
@@ -56,8 +70,6 @@ def _causes(error: BaseException) -> list[BaseException]:
     return seen
 
 
-STATUS_ERRORS: tuple[type[BaseException], ...] = (openai.APIStatusError, anthropic.APIStatusError)
-"""An HTTP error the provider kept answering until Inspect's retries gave up."""
 _CLIENTS = ("inspect_ai/model", "openai", "anthropic")
 """Where a provider's client reads a reply: Inspect's model layer and the providers' SDKs (a path
 part of the frame that raised)."""
@@ -78,14 +90,16 @@ def _raised_in_client(error: BaseException) -> bool:
 
 
 def _is_fault(error: BaseException) -> bool:
-    if isinstance(error, TRANSPORT_FAULTS + STATUS_ERRORS):
+    if isinstance(error, transport_faults() + status_errors()):
         return True
     if isinstance(error, _READING) and _raised_in_client(error):
         return True
     # A 200 whose body is not a chat completion (an HTML page: the OpenAI client hands back
     # the text): Inspect's OpenAI providers raise an OpenAIError coded server_error.
+    openai = sys.modules.get("openai")
     return (
-        isinstance(error, openai.OpenAIError)
+        openai is not None
+        and isinstance(error, openai.OpenAIError)
         and not isinstance(error, openai.APIStatusError)
         and getattr(error, "code", None) == "server_error"
     )
@@ -122,7 +136,7 @@ def reply_error(
     found = (str(fault).splitlines() or [""])[0] or "no message"
     called = f"; model {model}" if model else ""
     what = "the provider's reply could not be read"
-    if isinstance(fault, STATUS_ERRORS):
+    if isinstance(fault, status_errors()):
         status = getattr(fault, "status_code", 0)
         retried = status == 429 or status >= 500
         what = f"the provider answered HTTP {status}" + (" to every retry" if retried else "")

@@ -471,19 +471,20 @@ def test_done_when_the_bundled_set_flags_the_memorizer_and_spares_random(
     the bundled set reports `suspected` for the memorizer and `not suspected` for the random
     baseline, and `attunebench report --format json` carries both under `contamination`."""
     logs = tmp_path / "logs"
-    for model in ("memorizer/recall", "attunebench/random"):
-        code, output = run_command(
-            str(BIN / "inspect"),
-            "eval",
-            "attunebench_inspect/contamination",
-            "--model",
-            model,
-            "--log-dir",
-            str(logs),
-            "--display",
-            "none",
-        )
-        assert code == 0, output
+    # Both models in one command (Inspect runs a task once per model): one process start.
+    code, output = run_command(
+        str(BIN / "inspect"),
+        "eval",
+        "attunebench_inspect/contamination",
+        "--model",
+        "memorizer/recall,attunebench/random",
+        "--log-dir",
+        str(logs),
+        "--display",
+        "none",
+    )
+    assert code == 0, output
+    assert len(list(logs.glob("*.eval"))) == 2
     assert main(["report", str(logs), "--format", "json"]) == 0
     entries = {
         e["model"]: e["contamination"] for e in json.loads(capsys.readouterr().out)["contamination"]
