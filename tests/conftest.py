@@ -43,12 +43,15 @@ SHARED_LOGS = {
     "tests/core/score/test_metrics.py": "bundled baselines",
     "tests/tools/report/test_report.py": "known-skill logs",
     "tests/tools/report/test_figures.py": "known-skill logs",
+    "tests/instruments/reannotation/test_report.py": "planted-model runs",
+    "tests/instruments/reannotation/test_reannotation_abstention_table.py": "planted-model runs",
 }
 LONGEST = (
     "tests/tools/report/",
     "tests/e2e/test_s3.py",
     "tests/instruments/contamination/test_contamination.py",
     "tests/instruments/reannotation/test_report.py",
+    "tests/instruments/reannotation/test_reannotation_abstention_table.py",
 )
 
 

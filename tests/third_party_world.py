@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from typing import Any
 from inspect_ai import eval
 
 from attunebench_inspect import default
-from attunebench_inspect.data._codebook import Codebook
+from attunebench_inspect.data._codebook import Codebook, load_codebook
 from attunebench_inspect.data._load import load_conversations
 from attunebench_inspect.data._panas import PANAS_ITEMS
 from attunebench_inspect.data._split import (
@@ -297,3 +299,31 @@ READERS: dict[str, Planted] = {
 }
 """A model that reads the person (the participant's label on 90% of items) and one that gives
 the generic reading as often."""
+
+
+SHORTEST = 12
+"""The shortest bundled conversations: enough for every verdict of the third-party proof (checked
+with the pure functions at 10, 12, 15 and 25), and quick to run."""
+
+
+@dataclass(frozen=True)
+class PlantedRuns:
+    world: World
+    data: Path
+    """The SHORTEST bundled conversations."""
+    logs: Path
+    """The six planted models' runs of them, with a judge."""
+
+
+def _turns(file: Path) -> int:
+    return len(json.loads(file.read_text(encoding="utf-8"))["turns"])
+
+
+def planted_runs(root: Path) -> PlantedRuns:
+    data = root / "data"
+    data.mkdir()
+    for file in sorted(BUNDLED.glob("*.json"), key=lambda f: (_turns(f), f.name))[:SHORTEST]:
+        shutil.copy(file, data / file.name)
+    world = World(load_codebook(), data)
+    world.run_models(data, planted_models(), root / "logs")
+    return PlantedRuns(world, data, root / "logs")

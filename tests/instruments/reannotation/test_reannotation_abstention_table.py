@@ -19,13 +19,11 @@ from bench.audit.reannotation import constant, draw, position_constant
 
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect._util.bootstrap import Interval
-from attunebench_inspect.data._codebook import Codebook
 from attunebench_inspect.instruments.reannotation._agreement import informed
 from attunebench_inspect.instruments.reannotation._separability import LABELLED, reviewers_test
 from attunebench_inspect.instruments.reannotation._tasks import TaskScores
-from tests.third_party_world import World, answer_file, oracle, planted_models
+from tests.third_party_world import SHORTEST, PlantedRuns, World, answer_file, oracle
 
-CONVERSATIONS = 12
 RESAMPLES = "2000"
 
 
@@ -37,21 +35,10 @@ class Study:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory, codebook: Codebook) -> Study:
-    from tests.conftest import BUNDLED
-
-    root = tmp_path_factory.mktemp("abstention")
-    data = root / "data"
-    data.mkdir()
-    files = sorted(
-        BUNDLED.glob("*.json"), key=lambda f: (len(json.loads(f.read_text())["turns"]), f.name)
-    )
-    for file in files[:CONVERSATIONS]:
-        shutil.copy(file, data / file.name)
-    world = World(codebook, data)
-    world.run_models(data, planted_models(), root / "logs")
-    (root / "answers").mkdir()
-    return Study(world, root / "logs", root / "answers")
+def study(tmp_path_factory: pytest.TempPathFactory, planted: PlantedRuns) -> Study:
+    answers = tmp_path_factory.mktemp("abstention") / "answers"
+    answers.mkdir()
+    return Study(planted.world, planted.logs, answers)
 
 
 def _report(capsys: pytest.CaptureFixture[str], study: Study, *files: Path) -> dict[str, Any]:
@@ -142,7 +129,7 @@ def test_one_annotator_counts_once_however_its_files_are_named(
     for files in ([file, file], [file, copy]):
         found = _report(capsys, study, *files)
         assert [a["annotator"] for a in found["annotators"]] == ["ann"]
-        assert found["annotators_per_conversation"] == {"1": CONVERSATIONS}
+        assert found["annotators_per_conversation"] == {"1": SHORTEST}
         assert found["agreement"] == once["agreement"] and found["ties"] == once["ties"] == []
         assert found["notes"] == [f"{files[1]}: the same answers of ann "
                                   f"{'given more than once' if files[1] == file else f'as {file}'}"

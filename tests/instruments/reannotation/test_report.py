@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,6 @@ from attunebench_inspect.instruments.reannotation._separability import RULE
 from attunebench_inspect.solve._predictions import Records
 from attunebench_inspect.solve._schemas import call_of
 from attunebench_inspect.solve._solver import pairwise_labels
-from tests.conftest import BUNDLED
 from tests.figure_text import colorbar_labels, legend_texts, texts_outside
 from tests.human_answers import oracle
 from tests.instruments.reannotation.test_reannotation import HAND, _hand_answers, _hand_records
@@ -37,9 +35,10 @@ from tests.third_party_world import (
     GENERIC,
     LABEL_TASKS,
     READERS,
+    SHORTEST,
+    PlantedRuns,
     World,
     answer_file,
-    planted_models,
 )
 
 MIXED = {
@@ -51,15 +50,8 @@ MIXED = {
 }
 """Three annotators who give the participant's own label on 30% of items, else the generic
 reading on 70% of the rest: they read the person above chance, and share a generic reading."""
-CONVERSATIONS = 12
-"""The shortest bundled conversations: enough for every verdict of the proof (checked with the
-pure functions at 10, 12, 15 and 25), and quick to run."""
 RESAMPLES = "2000"
 _TURN = re.compile(r'<participant turn="(\d+)">')
-
-
-def _turns(file: Path) -> int:
-    return len(json.loads(file.read_text(encoding="utf-8"))["turns"])
 
 
 @dataclass(frozen=True)
@@ -76,21 +68,16 @@ class Study:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory, codebook: Codebook) -> Study:
+def study(tmp_path_factory: pytest.TempPathFactory, planted: PlantedRuns) -> Study:
     root = tmp_path_factory.mktemp("third_party")
-    data = root / "data"
-    data.mkdir()
-    for file in sorted(BUNDLED.glob("*.json"), key=lambda f: (_turns(f), f.name))[:CONVERSATIONS]:
-        shutil.copy(file, data / file.name)
-    world = World(codebook, data)
-    world.run_models(data, planted_models(), root / "logs")
-    world.run_models(data, READERS, root / "readers", judge=False)
+    world = planted.world
+    world.run_models(planted.data, READERS, root / "readers", judge=False)
     answers = root / "answers"
     answers.mkdir()
     return Study(
         world,
-        data,
-        root / "logs",
+        planted.data,
+        planted.logs,
         root / "readers",
         [world.annotator(answers, name, *p) for name, p in FAITHFUL.items()],
         [world.annotator(answers, name, *p) for name, p in GENERIC.items()],
@@ -131,9 +118,9 @@ def test_a_separability_holds_when_outsiders_read_what_participants_read(
     assert {p["status"] for p in test["pairs"]} == {"stays separable"}
     assert test["reading"] == (
         "separability holds: all 6 task pair(s) separable under self labels stay below rho 0.7 "
-        f"under third-party labels; 6 models, {CONVERSATIONS} conversations"
+        f"under third-party labels; 6 models, {SHORTEST} conversations"
     )
-    assert mode["conversations"] == CONVERSATIONS == found["third_party"]["labelled"]
+    assert mode["conversations"] == SHORTEST == found["third_party"]["labelled"]
     assert found["third_party"]["rule"] == RULE
 
 
@@ -193,7 +180,7 @@ def test_c_a_model_that_reads_the_person_has_a_positive_self_specific_gain(
     for task in LABEL_TASKS:
         assert gains[("mockllm/reader", task)]["low"] > 0, gains[("mockllm/reader", task)]
         assert gains[("mockllm/generic", task)]["high"] < 0
-        assert gains[("mockllm/reader", task)]["n"] == CONVERSATIONS
+        assert gains[("mockllm/reader", task)]["n"] == SHORTEST
     assert "judged_response_quality" not in {task for _, task in gains}  # no judge ran
     assert (
         mode["test"]["verdict"]
@@ -409,7 +396,7 @@ def test_a_participant_rating_their_own_conversation_is_marked_not_fatal(
         ("a1", 0),
         ("a2", 0),
     ]
-    assert third["annotators_per_conversation"] == {"2": 1, "3": CONVERSATIONS - 1}
+    assert third["annotators_per_conversation"] == {"2": 1, "3": SHORTEST - 1}
     raters = {row["rater"] for row in third["agreement"]}
     assert {"a0", "a0 (self-rating)", "consensus"} <= raters
 
@@ -434,7 +421,7 @@ def test_where_selects_the_conversations_rescored(
     assert code == 0
     assert found["third_party"]["logged"] == found["third_party"]["labelled"] == selected
     assert found["third_party"]["notes"] == []  # the others are selected away, not missing
-    assert _mode(found)["conversations"] == selected < CONVERSATIONS
+    assert _mode(found)["conversations"] == selected < SHORTEST
 
 
 def test_a_bad_identities_file_or_a_stray_option_is_one_line(
