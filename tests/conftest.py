@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rich
 from hypothesis import settings
 from inspect_ai import eval
 from inspect_ai.model import ModelAPI
@@ -80,15 +81,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Runs made in the test process keep no live-view buffer: Inspect's realtime sample buffer
-    (what `inspect view` shows of a run still going) is a quarter of a small run's time, and no
-    in-process test watches a run live. The suite's commands run in subprocesses keep it, as a
-    user's do."""
-    from inspect_ai._eval.task import log as task_log
-
+    """Runs made in the test process (all `display="none"`) skip two costs of Inspect's that
+    nothing here reads, which were half of a small run's time: the live-view buffer (what
+    `inspect view` shows of a run still going) and the results panel, which Inspect's display
+    lays out in full before its quiet console drops it. The suite's commands run in subprocesses
+    keep both, as a user's do. An Inspect that moved either name leaves its runs as they were:
+    slower, not wrong."""
+    try:
+        from inspect_ai._display.rich import display as rich_display
+        from inspect_ai._eval.task import log as task_log
+    except ImportError:
+        return
     defaults = getattr(task_log, "eval_config_defaults", None)
-    if defaults is not None:  # an Inspect that moved it: the runs keep their buffer
+    if defaults is not None:
         task_log.eval_config_defaults = lambda: {**defaults(), "log_realtime": False}
+    panel = getattr(rich_display, "tasks_results", None)
+    if panel is not None:
+        rich_display.tasks_results = lambda tasks: "" if rich.get_console().quiet else panel(tasks)
 
 
 @pytest.fixture(autouse=True)
