@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from ...data._split import VisibleConversation
 from ._overlap import ECHO_MIN_WORDS, words
@@ -146,6 +147,17 @@ def _stretches(completion: Sequence[str], shown: Sequence[bool]) -> list[list[st
     return [s for s in stretches if s]
 
 
+@lru_cache(maxsize=4096)
+def _indexed(text: str) -> tuple[list[str], SequenceMatcher[str]]:
+    """A published text's words, and a matcher holding them as its second sequence, the one
+    difflib indexes. Cached: every instance of a conversation, and every seed and model, searches
+    the same texts, and indexing them was most of the probe's time. `recall` sets the first
+    sequence before each search and does not await, so the shared matcher is never caught
+    between two searches."""
+    target = words(text)
+    return target, SequenceMatcher(None, b=target, autojunk=False)
+
+
 def recall(completion: str, prompt: str, texts: Sequence[PublishedText], own: str) -> Recall:
     """The longest run of unshown words of `completion` (answering `prompt`) that stands in one
     of `texts` other than the one keyed `own` (the instance's own text). Ties go to the text
@@ -154,15 +166,14 @@ def recall(completion: str, prompt: str, texts: Sequence[PublishedText], own: st
     stretches = _stretches(said, shown_words(said, words(prompt)))
     best = NO_RECALL
     for published in texts:
-        if published.key == own:
+        if published.key == own or all(len(s) <= best.run for s in stretches):
             continue
-        target = words(published.text)
+        target, matcher = _indexed(published.text)
         for stretch in stretches:
             if len(stretch) <= best.run:
                 continue
-            match = SequenceMatcher(None, stretch, target, autojunk=False).find_longest_match(
-                0, len(stretch), 0, len(target)
-            )
+            matcher.set_seq1(stretch)
+            match = matcher.find_longest_match(0, len(stretch), 0, len(target))
             if match.size > best.run:
                 run = stretch[match.a : match.a + match.size]
                 best = Recall(match.size, published.key, " ".join(run))
