@@ -38,9 +38,11 @@ run: $(STAMP)
 run-local: $(STAMP)
 	scripts/local-model.sh
 
-# Two processes (pytest-xdist), a test module to each at a time: see tests/conftest.py.
+# Two processes (pytest-xdist), a test module to each at a time: see tests/conftest.py. One BLAS
+# thread each: the two cores are the two processes', and OpenBLAS's threads spin on small arrays
+# (a third of the CPU of a test heavy in bootstrap resamples, for no gain in time).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadscope
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -n 2 --dist loadscope
 
 lint: $(STAMP)
 	$(BIN)/ruff check src loopback tests bench

@@ -115,21 +115,19 @@ class BinaryCounts:
 def binary_counts(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> BinaryCounts:
     """Counts over one call's questions. A label of "na" is excluded; a predicted "na" (or a
     missing answer) against yes/no is wrong."""
-    total = BinaryCounts()
+    n = correct = tp = fp = fn = tn = 0
     for qid, label in gold.items():
         if label == "na":
             continue
         guess = pred.get(qid) if pred is not None else None
         yes, said_yes = label == "yes", guess == "yes"
-        total = total + BinaryCounts(
-            n=1,
-            correct=int(guess == label),
-            tp=int(yes and said_yes),
-            fp=int(not yes and said_yes),
-            fn=int(yes and not said_yes),
-            tn=int(not yes and not said_yes),
-        )
-    return total
+        n += 1
+        correct += guess == label
+        tp += yes and said_yes
+        fp += not yes and said_yes
+        fn += yes and not said_yes
+        tn += not yes and not said_yes
+    return BinaryCounts(n, correct, tp, fp, fn, tn)
 
 
 def pooled_binary(tp: float, fp: float, fn: float, tn: float) -> dict[str, float]:
