@@ -32,7 +32,7 @@ def _sdk_errors(*names: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(sdk, name) for sdk in loaded for name in names)
 
 
-def transport_faults() -> tuple[type[BaseException], ...]:
+def _transport_faults() -> tuple[type[BaseException], ...]:
     """How an unreadable reply or a broken connection surfaces from the providers' clients."""
     return (
         json.JSONDecodeError,
@@ -45,7 +45,7 @@ def transport_faults() -> tuple[type[BaseException], ...]:
     )
 
 
-def status_errors() -> tuple[type[BaseException], ...]:
+def _status_errors() -> tuple[type[BaseException], ...]:
     """An HTTP error the provider kept answering until Inspect's retries gave up."""
     return _sdk_errors("APIStatusError")
 
@@ -70,7 +70,7 @@ def _causes(error: BaseException) -> list[BaseException]:
     return seen
 
 
-_CLIENTS = ("inspect_ai/model", "openai", "anthropic")
+_CLIENTS = ("inspect_ai/model", *_SDKS)
 """Where a provider's client reads a reply: Inspect's model layer and the providers' SDKs (a path
 part of the frame that raised)."""
 _READING = (TypeError, AttributeError, KeyError)
@@ -90,7 +90,7 @@ def _raised_in_client(error: BaseException) -> bool:
 
 
 def _is_fault(error: BaseException) -> bool:
-    if isinstance(error, transport_faults() + status_errors()):
+    if isinstance(error, _transport_faults() + _status_errors()):
         return True
     if isinstance(error, _READING) and _raised_in_client(error):
         return True
@@ -136,7 +136,7 @@ def reply_error(
     found = (str(fault).splitlines() or [""])[0] or "no message"
     called = f"; model {model}" if model else ""
     what = "the provider's reply could not be read"
-    if isinstance(fault, status_errors()):
+    if isinstance(fault, _status_errors()):
         status = getattr(fault, "status_code", 0)
         retried = status == 429 or status >= 500
         what = f"the provider answered HTTP {status}" + (" to every retry" if retried else "")
