@@ -45,16 +45,16 @@ from attunebench_inspect.instruments.contamination._completions import score_ins
 from attunebench_inspect.instruments.contamination._instances import Instance, select
 from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
 from attunebench_inspect.instruments.contamination._recall import published_texts
-from attunebench_inspect.instruments.contamination._scorer import (
-    RESULTS_KEY,
-    contamination_verdict,
-    reading_of,
-)
-from attunebench_inspect.instruments.contamination._solver import CONFIG, request
-from attunebench_inspect.instruments.contamination._verdict import (
+from attunebench_inspect.instruments.contamination._rules import (
     NOT_SUSPECTED,
     SUSPECTED,
 )
+from attunebench_inspect.instruments.contamination._scorer import (
+    RESULTS_KEY,
+    contamination_verdict,
+)
+from attunebench_inspect.instruments.contamination._solver import CONFIG, request
+from attunebench_inspect.instruments.contamination._verdict import reading_of
 from attunebench_inspect.providers._baselines import BaselineAPI
 
 INSTRUMENT = "contamination"

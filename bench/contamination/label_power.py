@@ -22,7 +22,7 @@ import numpy as np
 from inspect_ai import eval
 
 from attunebench_inspect import contamination
-from attunebench_inspect.instruments.contamination._scorer import labels_reading
+from attunebench_inspect.instruments.contamination._verdict import ProbeVerdict
 
 MODELS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("memorizer/guess_labels", {}),
@@ -30,6 +30,12 @@ MODELS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("memorizer/files", {"share": 0.1}),
     ("memorizer/files", {"share": 0.2}),
 )
+
+
+def _labels(metrics: dict[str, float]) -> str:
+    """The label cut's reading of a run (its log header's record, `_verdict.py`)."""
+    found = ProbeVerdict.from_metrics(metrics)
+    return found.labels.reading if found and found.labels else "no label cut"
 
 
 def _metrics(model: str, args: dict[str, Any], seed: int, logs: str) -> dict[str, float]:
@@ -53,7 +59,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as logs:
         for model, args in MODELS:
             runs = [_metrics(model, args, seed, logs) for seed in seeds]
-            readings = Counter(labels_reading(m).partition(":")[0] for m in runs)
+            readings = Counter(_labels(m).partition(":")[0] for m in runs)
             shown = ", ".join(f"{reading} {n}" for reading, n in sorted(readings.items()))
             # A run with no instance scored has no mean (NaN): left out.
             match = np.nanmean([m["layout_labels_match"] for m in runs])

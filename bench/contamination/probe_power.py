@@ -47,13 +47,13 @@ from attunebench_inspect.instruments.contamination._completions import score_ins
 from attunebench_inspect.instruments.contamination._instances import Instance, select
 from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
 from attunebench_inspect.instruments.contamination._recall import PublishedText, published_texts
-from attunebench_inspect.instruments.contamination._solver import CONFIG, request
-from attunebench_inspect.instruments.contamination._verdict import (
+from attunebench_inspect.instruments.contamination._rules import (
     ALPHA,
     MIN_INSTANCES,
     InstanceResult,
     decide,
 )
+from attunebench_inspect.instruments.contamination._solver import CONFIG, request
 from attunebench_inspect.providers._baselines import BaselineAPI
 from attunebench_inspect.solve._call_record import ProbeCall
 

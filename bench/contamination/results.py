@@ -35,18 +35,15 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from attunebench_inspect._util.bootstrap import DEFAULT_SEED, Interval, mean_cis
-from attunebench_inspect.instruments.contamination._recall import (
+from attunebench_inspect.instruments.contamination._recall import PublishedText, Recall
+from attunebench_inspect.instruments.contamination._rules import (
     RECALL_NEEDED,
     RECALL_RUN_WORDS,
-    PublishedText,
-    Recall,
+    InstanceResult,
+    Verdict,
+    decide,
 )
-from attunebench_inspect.instruments.contamination._scorer import (
-    labels_reading,
-    layout_reading,
-    reading_of,
-)
-from attunebench_inspect.instruments.contamination._verdict import InstanceResult, Verdict, decide
+from attunebench_inspect.instruments.contamination._verdict import ProbeVerdict, reading_of
 from attunebench_inspect.score._metrics import nanmean
 from attunebench_inspect.tools.report._composite import run_composite
 from attunebench_inspect.tools.report._logs import COMPOSITE_SCORER, Run, read_runs, score_values
@@ -273,14 +270,14 @@ def layout_lines(out: Path) -> list[str]:
                 continue
             m = p.metrics
             lines.append(
-                f"| {model} | {half} | **{p.verdict}** | {layout_reading(m)} | "
+                f"| {model} | {half} | **{p.verdict}** | {_sub(m, 'layout')} | "
                 f"{_f(m.get('layout_recalled', NAN), 0)} | "
                 f"{_f(m.get('layout_control_recalled', NAN), 0)} | "
                 f"{_f(m.get('layout_longest', NAN), 0)} / "
                 f"{_f(m.get('layout_control_longest', NAN), 0)} | "
                 f"{_f(m.get('layout_instances', NAN), 0)} | "
                 f"{_f(m.get('layout_empty_completions', NAN), 0)} | "
-                f"{labels_reading(m)} | "
+                f"{_sub(m, 'labels')} | "
                 f"{_f(m.get('layout_labels_match', NAN), 3)} / "
                 f"{_f(m.get('layout_labels_control_match', NAN), 3)} | "
                 f"{_f(m.get('layout_labels_p_value', NAN), 3)} | "
@@ -289,6 +286,13 @@ def layout_lines(out: Path) -> list[str]:
                 f"{_served(out, model, 'layout')} | {_minutes(p.seconds)} |"
             )
     return lines
+
+
+def _sub(metrics: dict[str, float], cut: str) -> str:
+    """A layout cut's sub-verdict from a run's metrics (the log header's record)."""
+    found = ProbeVerdict.from_metrics(metrics)
+    verdict = getattr(found, cut, None) if found else None
+    return verdict.reading if verdict else "-"
 
 
 # --- the page ------------------------------------------------------------------------------------

@@ -43,13 +43,14 @@ from attunebench_inspect.instruments.contamination._overlap import (
     words,
 )
 from attunebench_inspect.instruments.contamination._prompts import DATASET, shown_segment
-from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY, reading_of
-from attunebench_inspect.instruments.contamination._verdict import (
+from attunebench_inspect.instruments.contamination._rules import (
     RULE,
     InstanceResult,
     decide,
     guided_above_general,
 )
+from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY
+from attunebench_inspect.instruments.contamination._verdict import reading_of
 from tests.canaries import (
     CANARIES,
     PROFILE_SECRETS,

@@ -9,7 +9,7 @@ import copy
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +28,19 @@ from attunebench_inspect.instruments.contamination._completions import score_ins
 from attunebench_inspect.instruments.contamination._instances import select
 from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
 from attunebench_inspect.instruments.contamination._recall import published_texts
-from attunebench_inspect.instruments.contamination._scorer import reading_of
-from attunebench_inspect.instruments.contamination._verdict import (
+from attunebench_inspect.instruments.contamination._rules import (
+    METHODS,
     MIN_INSTANCES,
     NOT_SUSPECTED,
     SUSPECTED,
     InstanceResult,
+    LabelResult,
     decide,
+)
+from attunebench_inspect.instruments.contamination._verdict import (
+    ProbeVerdict,
+    probe_verdict,
+    reading_of,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -435,3 +441,51 @@ def test_the_report_says_a_verdict_covers_other_conversations(
     shown = capsys.readouterr().out
     assert "(other conversations)" in shown
     assert "the probe read 2 conversation(s), the Composite 3, 0 in both" in shown
+
+
+_RESULTS = st.lists(
+    st.builds(
+        InstanceResult,
+        guided=st.floats(0, 1),
+        general=st.floats(0, 1),
+        guided_match=st.sampled_from(["none", "near_exact", "exact"]),
+        general_match=st.sampled_from(["none", "near_exact", "exact"]),
+        guided_recall=st.integers(0, 20),
+        general_recall=st.integers(0, 20),
+        conversation=st.sampled_from(["c0", "c1", "c2"]),
+        guided_answer=st.sampled_from(["", "a", "b", None]),
+        general_answer=st.sampled_from(["", "a", "c", None]),
+        guided_cut=st.booleans(),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sets(st.sampled_from(METHODS), min_size=1),
+    _RESULTS,
+    _RESULTS,
+    st.lists(
+        st.builds(
+            LabelResult,
+            conversation=st.sampled_from(["c0", "c1", "c2"]),
+            match=st.none() | st.floats(0, 1),
+            control_match=st.none() | st.floats(0, 1),
+            answer=st.sampled_from(["", "a", "b"]),
+            control_answer=st.sampled_from(["", "a", "c"]),
+        ),
+        max_size=30,
+    ),
+)
+def test_the_verdict_travels_whole_from_the_scorer_to_the_report(
+    methods: set[str],
+    guided: list[InstanceResult],
+    layout: list[InstanceResult],
+    labels: list[LabelResult],
+) -> None:
+    """What the metric writes into the log header is read back as the same record (NaN equal to
+    NaN), so `inspect view` and the report cannot disagree."""
+    found = probe_verdict([m for m in METHODS if m in methods], guided, layout, labels)
+    back = ProbeVerdict.from_metrics(found.metrics())
+    assert json.dumps(asdict(back), sort_keys=True) == json.dumps(asdict(found), sort_keys=True)

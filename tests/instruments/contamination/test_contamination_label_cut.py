@@ -22,17 +22,27 @@ from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.data._split import BinaryTruth, TurnTruth
 from attunebench_inspect.instruments.contamination._estimate import layout_requests
 from attunebench_inspect.instruments.contamination._labels import (
-    LabelResult,
-    decide_labels,
     label_match,
     label_result,
     written,
 )
 from attunebench_inspect.instruments.contamination._layout import LABEL_KEY, layout_instances
-from attunebench_inspect.instruments.contamination._scorer import labels_reading, reading_of
-from attunebench_inspect.instruments.contamination._verdict import NOT_SUSPECTED, SUSPECTED
+from attunebench_inspect.instruments.contamination._rules import (
+    NOT_SUSPECTED,
+    SUSPECTED,
+    LabelResult,
+    decide_labels,
+)
+from attunebench_inspect.instruments.contamination._verdict import ProbeVerdict, reading_of
 
 from ...spy import Spy
+
+
+def _labels_reading(metrics: dict[str, float]) -> str:
+    found = ProbeVerdict.from_metrics(metrics)
+    assert found is not None and found.labels is not None
+    return found.labels.reading
+
 
 TRUTH = TurnTruth(
     turn_number=2,
@@ -215,18 +225,18 @@ def _run(model: Any, tmp_path: Path, data: Path, **model_args: Any) -> dict[str,
 def test_the_planted_models_through_inspect(tmp_path: Path, small_dataset: Any) -> None:
     data = small_dataset(4)
     reader = _run("memorizer/files", tmp_path, data, share=1.0)
-    assert labels_reading(reader) == SUSPECTED and reader["layout_labels_suspected"] == 1
+    assert _labels_reading(reader) == SUSPECTED and reader["layout_labels_suspected"] == 1
     assert reader["layout_labels_match"] == 1.0 and reader["layout_labels_control_match"] == 0
     assert reader["layout_labels_reproduced"] == reader["layout_labels_instances"] >= 10
     assert reading_of(reader) == SUSPECTED
     guesser = _run("memorizer/guess_labels", tmp_path, data)
-    assert labels_reading(guesser) == NOT_SUSPECTED, labels_reading(guesser)
+    assert _labels_reading(guesser) == NOT_SUSPECTED, _labels_reading(guesser)
     assert guesser["layout_labels_with_text"] == guesser["layout_labels_instances"]
     assert reading_of(guesser) == NOT_SUSPECTED
     silent = _run(Spy(answer=lambda messages, config: "").model("silent"), tmp_path, data)
     reading = reading_of(silent)
     assert reading is not None and reading.startswith("cannot decide: layout: too few")
-    assert labels_reading(silent).startswith(
+    assert _labels_reading(silent).startswith(
         "cannot decide: too few completions carry label fields"
     )
 

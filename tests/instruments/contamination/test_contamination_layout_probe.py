@@ -28,7 +28,7 @@ from attunebench_inspect.instruments.contamination._layout import (
     unescaped,
 )
 from attunebench_inspect.instruments.contamination._recall import published_texts
-from attunebench_inspect.instruments.contamination._scorer import reading_of
+from attunebench_inspect.instruments.contamination._verdict import reading_of
 
 from ...canaries import VISIBLE_KEYS, keys
 from ...spy import Spy

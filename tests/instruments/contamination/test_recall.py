@@ -21,8 +21,6 @@ from attunebench_inspect.instruments.contamination._overlap import words
 from attunebench_inspect.instruments.contamination._prompts import general, guided
 from attunebench_inspect.instruments.contamination._recall import (
     NO_RECALL,
-    RECALL_NEEDED,
-    RECALL_RUN_WORDS,
     PublishedText,
     Recall,
     published_texts,
@@ -30,8 +28,14 @@ from attunebench_inspect.instruments.contamination._recall import (
     shown_words,
     text_key,
 )
+from attunebench_inspect.instruments.contamination._rules import (
+    RECALL_NEEDED,
+    RECALL_RUN_WORDS,
+    RULE,
+    InstanceResult,
+    decide,
+)
 from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY
-from attunebench_inspect.instruments.contamination._verdict import RULE, InstanceResult, decide
 from tests.conftest import BUNDLED
 
 from .test_contamination import _metrics, _run, written_data  # noqa: F401 (a fixture)

@@ -12,7 +12,7 @@ from . import _prompts as prompts
 from ._instances import FIELDS, Instance
 from ._overlap import Overlap, overlap, words
 from ._recall import PublishedText, Recall, recall, text_key
-from ._verdict import InstanceResult
+from ._rules import InstanceResult
 
 KEPT_DECIMALS = 6
 """ROUGE-L as the scorer's per-instance records keep it (and so as every verdict reads it)."""

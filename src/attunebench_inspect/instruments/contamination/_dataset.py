@@ -19,14 +19,23 @@ from ...data._split import TurnTruth, VisibleConversation, split
 from ._instances import MIN_TEXT_WORDS, SEGMENT_HIGH, SEGMENT_LOW, Instance, select
 from ._labels import UNIFORM_GUESS
 from ._layout import CUT_KEY, LABEL_KEY, LAYOUT_INSTRUCTION, control_texts, layout_instances
-from ._overlap import ECHO_MIN_WORDS, NEAR_EXACT_ROUGE_L
-from ._recall import (
+from ._recall import TEXT_FIELDS, PublishedText, published_texts
+from ._rules import (
+    ALPHA,
+    ECHO_MIN_WORDS,
+    EXACT_NEEDED,
+    GUIDED,
+    LABELS_NEEDED,
+    LABELS_RULE,
+    LAYOUT,
+    LAYOUT_RULE,
+    MIN_INSTANCES,
+    NEAR_EXACT_NEEDED,
+    NEAR_EXACT_ROUGE_L,
+    OVERALL_RULE,
     RECALL_NEEDED,
     RECALL_RUN_WORDS,
-    SHOWN_RUN_WORDS,
-    TEXT_FIELDS,
-    PublishedText,
-    published_texts,
+    RULE,
 )
 from ._solver import (
     INSTANCES_KEY,
@@ -36,17 +45,6 @@ from ._solver import (
     TEMPERATURE,
     instances_json,
     layout_json,
-)
-from ._verdict import (
-    ALPHA,
-    EXACT_NEEDED,
-    LABELS_NEEDED,
-    LABELS_RULE,
-    LAYOUT_RULE,
-    MIN_INSTANCES,
-    NEAR_EXACT_NEEDED,
-    OVERALL_RULE,
-    RULE,
 )
 
 METHOD_KEY = "contamination_method"
@@ -64,7 +62,7 @@ METHOD: dict[str, object] = {
     "alpha": ALPHA,
     "min_instances": MIN_INSTANCES,
     "recall_texts": [*TEXT_FIELDS, "metadata.topic.text"],
-    "recall_shown_run_words": SHOWN_RUN_WORDS,
+    "recall_shown_run_words": ECHO_MIN_WORDS,
     "recall_run_words": RECALL_RUN_WORDS,
     "recall_needed": RECALL_NEEDED,
     "rule": RULE,
@@ -94,11 +92,6 @@ reads it), for the label cut's score (labels.py)."""
 _LABELS = TypeAdapter(list[TurnTruth])
 METHODS_KEY = "methods"
 """Sample (and score) metadata: the methods the run chose."""
-GUIDED = "guided"
-LAYOUT = "layout"
-METHODS = (GUIDED, LAYOUT)
-"""The probe's methods, `-T methods=`: the guided-instruction probe and the files-layout probe
-(both run on every provider)."""
 
 
 def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[PublishedText]:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,23 +44,11 @@ from typing import cast
 from ...data._schema import ResponseSource
 from ...data._split import TurnTruth, comparison_key
 from ._layout import unescaped
-from ._verdict import (
-    ALPHA,
-    LABELS_NEEDED,
-    NOT_SUSPECTED,
-    SUSPECTED,
-    Evidence,
-    InstanceResult,
-    abstention,
-    evidence,
-    guided_above_general,
-)
+from ._rules import LabelResult
 
 UNIFORM_GUESS = {"emotion (one tag of 20)": 1 / 20, "binary answer": 1 / 3, "pairwise winner": 0.5}
 """A uniform guess's expected match per field by the codebook (20 PANAS items; yes, no, na; A or
 B): a figure for the reader; the verdict's chance is the control's, measured."""
-CARRIED = "label fields"
-"""What a label cut's completion must carry to count in the abstention table."""
 _NEXT_TURN = '"turnNumber"'
 _STRING = r'"((?:[^"\\]|\\.)*)"'
 _EMOTION = re.compile(r'"emotion"\s*:\s*' + _STRING)
@@ -174,18 +161,6 @@ def label_match(w: Written, truth: TurnTruth) -> float | None:
     return sum(fields) / len(fields) if fields else None
 
 
-@dataclass(frozen=True)
-class LabelResult:
-    """One label instance: the document's and the control's continuation, as scored."""
-
-    conversation: str
-    match: float | None
-    control_match: float | None
-    answer: str
-    """The document's written labels' digest ("" where it writes none)."""
-    control_answer: str
-
-
 def label_result(conversation: str, real: str, fake: str, truth: TurnTruth | None) -> LabelResult:
     """The instance's two continuations scored against the real turn's labels (no truth: no
     score, as for a log written before the label cut)."""
@@ -196,66 +171,4 @@ def label_result(conversation: str, real: str, fake: str, truth: TurnTruth | Non
         label_match(b, truth) if truth else None,
         a.digest(),
         b.digest(),
-    )
-
-
-@dataclass(frozen=True)
-class LabelsVerdict:
-    reading: str
-    instances: int
-    scored: int
-    """Instances where the document's or the control's continuation writes a label field."""
-    match: float
-    """The documents' mean label match over the scored instances (a side that writes none
-    there counts 0); NaN with none scored."""
-    control_match: float
-    reproduced: int
-    """Document continuations that reproduce every label field they write."""
-    p_value: float
-    evidence: Evidence
-
-
-def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
-    """The abstention table's evidence: a continuation that writes no label field is empty."""
-    return evidence(
-        [
-            InstanceResult(
-                0.0,
-                0.0,
-                "none",
-                "none",
-                conversation=r.conversation,
-                guided_answer=r.answer,
-                general_answer=r.control_answer,
-            )
-            for r in results
-        ]
-    )
-
-
-def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
-    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
-    pairs = [
-        (r.match or 0.0, r.control_match or 0.0)
-        for r in results
-        if r.match is not None or r.control_match is not None
-    ]
-    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
-    p_value = guided_above_general(real, fake) if pairs else 1.0
-    reproduced = sum(r.match == 1.0 for r in results)
-    found = labels_evidence(results)
-    reading = (
-        SUSPECTED
-        if p_value < ALPHA and reproduced >= LABELS_NEEDED
-        else abstention(found, CARRIED) or NOT_SUSPECTED
-    )
-    return LabelsVerdict(
-        reading,
-        len(results),
-        len(pairs),
-        sum(real) / len(real) if real else math.nan,
-        sum(fake) / len(fake) if fake else math.nan,
-        reproduced,
-        p_value,
-        found,
     )

@@ -45,8 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...data._split import VisibleConversation
-from ._recall import RECALL_NEEDED, RECALL_RUN_WORDS, PublishedText, published_texts, recall
-from ._verdict import NOT_SUSPECTED, SUSPECTED, InstanceResult, abstention, evidence
+from ._recall import PublishedText, published_texts, recall
 
 LAYOUT_INSTRUCTION = (
     "Below is the start of a conversation file from the AttuneBench deposit (arXiv 2605.21739; "
@@ -194,36 +193,3 @@ def layout_run(completion: str, prefix: str, texts: Sequence[PublishedText]) -> 
 
 def control_texts(conv: VisibleConversation, seed: int) -> list[PublishedText]:
     return published_texts(control(conv, seed))
-
-
-@dataclass(frozen=True)
-class LayoutVerdict:
-    reading: str
-    instances: int
-    recalled: int
-    """Real completions with a run of RECALL_RUN_WORDS or more."""
-    control_recalled: int
-    longest: int
-    control_longest: int
-
-
-def decide_layout(results: Sequence[InstanceResult]) -> LayoutVerdict:
-    """The layout sub-verdict over instances whose `guided_*` fields hold the real completion
-    and `general_*` the control's (their ROUGE-L fields unused)."""
-    real = [r.guided_recall for r in results]
-    fake = [r.general_recall for r in results]
-    recalled = sum(run >= RECALL_RUN_WORDS for run in real)
-    control_recalled = sum(run >= RECALL_RUN_WORDS for run in fake)
-    reading = (
-        SUSPECTED
-        if recalled >= RECALL_NEEDED and recalled > control_recalled
-        else abstention(evidence(results)) or NOT_SUSPECTED
-    )
-    return LayoutVerdict(
-        reading,
-        len(results),
-        recalled,
-        control_recalled,
-        max(real, default=0),
-        max(fake, default=0),
-    )

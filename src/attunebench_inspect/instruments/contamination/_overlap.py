@@ -44,17 +44,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
+
+from ._rules import ECHO_MIN_WORDS, NEAR_EXACT_ROUGE_L, Match
 
 if TYPE_CHECKING:
     from rouge_score.rouge_scorer import RougeScorer
 
-NEAR_EXACT_ROUGE_L = 0.75
-"""A near-exact match reads at least this ROUGE-L over the reference's length."""
-ECHO_MIN_WORDS = 4
-"""An opening run of at least this many of the segment's words, in order, is an echo."""
-
-Match = Literal["exact", "near_exact", "none"]
 _WORDS = re.compile(r"\w+")
 _LABELS = (("first", "piece"), ("second", "piece"))
 

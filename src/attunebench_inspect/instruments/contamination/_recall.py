@@ -15,7 +15,7 @@ of the paper's heuristics sees that. This one does, as a mechanical rule:
   them out as instances: a model cannot continue a participant's text into the deposit's
   assistant response by style alone, only by having read it.
 - **What the model was shown never counts.** A word of the completion is *shown* when it lies in
-  a run of at least `SHOWN_RUN_WORDS` = 4 consecutive words that also stands, in order, in the
+  a run of at least `ECHO_MIN_WORDS` = 4 consecutive words that also stands, in order, in the
   prompt (overlap.py's echo length: the same rule for what counts as repeating what was shown).
   A run of recall stops at a shown word, so echoing the segment, the instruction, or a published
   text that quotes the segment scores nothing, wherever in the completion the echo stands.
@@ -62,15 +62,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from ...data._split import VisibleConversation
-from ._overlap import ECHO_MIN_WORDS, words
-
-RECALL_RUN_WORDS = 13
-"""A completion recalls another published text when it shares a run of this many unshown words
-with it."""
-RECALL_NEEDED = 2
-"""Recalled completions (guided or general) that make heuristic 3 hold."""
-SHOWN_RUN_WORDS = ECHO_MIN_WORDS
-"""A completion's word lies in a run of at least this many words standing in the prompt: shown."""
+from ._overlap import words
+from ._rules import ECHO_MIN_WORDS, RECALL_RUN_WORDS
 
 TEXT_FIELDS = (
     "userMessage",
@@ -125,9 +118,9 @@ def text_key(turn: int, field: str) -> str:
 
 
 def shown_words(completion: Sequence[str], prompt: Sequence[str]) -> list[bool]:
-    """For each word of `completion`: does it lie in a run of at least `SHOWN_RUN_WORDS` words
+    """For each word of `completion`: does it lie in a run of at least `ECHO_MIN_WORDS` words
     that also stands, in order, in `prompt`? (Both normalised word lists.)"""
-    n = SHOWN_RUN_WORDS
+    n = ECHO_MIN_WORDS
     grams = {tuple(prompt[i : i + n]) for i in range(len(prompt) - n + 1)}
     shown = [False] * len(completion)
     for i in range(len(completion) - n + 1):

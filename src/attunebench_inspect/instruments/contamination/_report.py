@@ -8,14 +8,15 @@ every text it probed, so `--where` does not filter it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..._util.bootstrap import Interval
 from ...tools.report._logs import Run
 from ._dataset import METHOD_KEY, METHODS_KEY
-from ._scorer import SCORER, labels_reading, layout_reading, reading_of
+from ._rules import LabelsVerdict, LayoutVerdict, decide
+from ._scorer import SCORER
+from ._verdict import ProbeVerdict
 
 PROBE_TASK = "contamination"
 """How reports name the probe's runs where the main task names its mode."""
@@ -107,46 +108,38 @@ def coverage(probed: frozenset[str], scored: frozenset[str]) -> str | None:
     )
 
 
-def _count(metrics: dict[str, float], name: str) -> int:
-    value = metrics.get(name, math.nan)
-    return int(value) if math.isfinite(value) else 0
-
-
 def contamination_of(run: Run) -> Contamination:
-    """The verdict of a probe run, from its log header."""
+    """The verdict of a probe run, from its log header (`ProbeVerdict.from_metrics`)."""
     results = run.header.results
     score = next((s for s in results.scores if s.name == SCORER), None) if results else None
-    metrics = {k: m.value for k, m in score.metrics.items()} if score else {}
+    found = ProbeVerdict.from_metrics(
+        {k: m.value for k, m in score.metrics.items()} if score else {}
+    )
     metadata = run.header.eval.metadata or {}
-    method = metadata.get(METHOD_KEY) or {}
-    nan = math.nan
     seed = metadata.get("seed")
+    guided = found.guided if found else None
+    shown = guided or decide([])
     return Contamination(
-        verdict=reading_of(metrics) or "unreadable (no verdict in the log's metrics)",
-        rule=_rule(method, metadata.get(METHODS_KEY)),
-        guided_rouge_l=metrics.get("guided_rouge_l", nan),
-        general_rouge_l=metrics.get("general_rouge_l", nan),
-        difference=Interval(
-            metrics.get("difference", nan),
-            metrics.get("ci_low", nan),
-            metrics.get("ci_high", nan),
-            _count(metrics, "instances"),
-        ),
-        p_value=metrics.get("p_value", nan),
-        exact=_count(metrics, "exact"),
-        near_exact=_count(metrics, "near_exact"),
-        general_exact=_count(metrics, "general_exact"),
-        general_near_exact=_count(metrics, "general_near_exact"),
-        recalled=_count(metrics, "recalled"),
-        longest_recall=_count(metrics, "longest_recall"),
-        instances=_count(metrics, "instances"),
-        empty_completions=_count(metrics, "empty_completions"),
+        verdict=found.reading if found else "unreadable (no verdict in the log's metrics)",
+        rule=_rule(metadata.get(METHOD_KEY) or {}, metadata.get(METHODS_KEY)),
+        guided_rouge_l=shown.guided_rouge_l,
+        general_rouge_l=shown.general_rouge_l,
+        difference=shown.difference,
+        p_value=shown.p_value,
+        exact=shown.exact,
+        near_exact=shown.near_exact,
+        general_exact=shown.general_exact,
+        general_near_exact=shown.general_near_exact,
+        recalled=shown.recalled,
+        longest_recall=shown.longest_recall,
+        instances=shown.instances,
+        empty_completions=shown.evidence.empty,
         conversations=results.completed_samples if results else 0,
         seed=seed if isinstance(seed, int) else None,
         data=str(metadata.get("data", "")),
         probed=tuple(sorted(str(sample.id) for sample in run.samples)),
         methods=tuple(metadata.get(METHODS_KEY) or ("guided",)),
-        layout=_layout_of(metrics),
+        layout=_layout(found.layout, found.labels) if found and found.layout else None,
     )
 
 
@@ -164,30 +157,24 @@ def _rule(method: dict[str, object], methods: object) -> str:
     return rule
 
 
-def _layout_of(metrics: dict[str, float]) -> Layout | None:
-    if "layout_instances" not in metrics:
-        return None
+def _layout(layout: LayoutVerdict, labels: LabelsVerdict | None) -> Layout:
     return Layout(
-        verdict=layout_reading(metrics),
-        recalled=_count(metrics, "layout_recalled"),
-        control_recalled=_count(metrics, "layout_control_recalled"),
-        longest=_count(metrics, "layout_longest"),
-        control_longest=_count(metrics, "layout_control_longest"),
-        instances=_count(metrics, "layout_instances"),
-        labels=_labels_of(metrics),
-    )
-
-
-def _labels_of(metrics: dict[str, float]) -> Labels | None:
-    if "layout_labels_instances" not in metrics:
-        return None
-    return Labels(
-        verdict=labels_reading(metrics),
-        match=metrics["layout_labels_match"],
-        control_match=metrics["layout_labels_control_match"],
-        reproduced=_count(metrics, "layout_labels_reproduced"),
-        scored=_count(metrics, "layout_labels_scored"),
-        instances=_count(metrics, "layout_labels_instances"),
+        verdict=layout.reading,
+        recalled=layout.recalled,
+        control_recalled=layout.control_recalled,
+        longest=layout.longest,
+        control_longest=layout.control_longest,
+        instances=layout.instances,
+        labels=Labels(
+            labels.reading,
+            labels.match,
+            labels.control_match,
+            labels.reproduced,
+            labels.scored,
+            labels.instances,
+        )
+        if labels
+        else None,
     )
 
 

@@ -3,30 +3,18 @@
 A sample's `Score.value` holds the conversation's figures (mean ROUGE-L under each instruction,
 their difference, guided exact and near-exact matches, recalled completions, instances, empty
 completions); its explanation has one line per instance (with each completion's longest run of
-another published text and the text it matched, recall.py), and its metadata each instance's two
-scores and two recall runs, which the run-level metric `contamination_verdict` pools into the
-verdict (verdict.py). Inspect hands metrics epoch-reduced values but only the first epoch's
-metadata, so under `--epochs` the verdict reads the first epoch's completions (the calls are at
-temperature 0: further epochs add cost, not evidence).
-
-The run's metrics, in `inspect view` and the log header, group `contamination_verdict`: the
-verdict as three indicators of which exactly one is 1 (`suspected`, `not_suspected`,
-`cannot_decide`), the one that is 1 first, so that the log's headline reads the verdict as its
-name (`NOT_SUSPECTED 1`); then the figures it reads: `difference` (mean guided minus general
-ROUGE-L over instances) with its 95% bootstrap interval (`ci_low`, `ci_high`), the guided
-completions' `exact` and `near_exact` matches, heuristic 3's `recalled` completions and
-`longest_recall` run, `guided_rouge_l`, `general_rouge_l`, heuristic 1's `p_value`,
-`instances`, the general completions' matches, and the evidence the abstention table reads
-(`conversations`, `with_text`, `empty_completions`, `cut_completions`, `answered`,
-`one_answer`): a reader of the log recomputes the reason of a `cannot_decide` from them
-(`reading_of`). The rule they follow is the score's metadata (`rule`) and the task's
-(`contamination_method`).
+another published text and the text it matched, `_recall.py`), and its metadata each instance's
+two scores and two recall runs, which the run-level metric `contamination_verdict` pools into the
+verdict (`_verdict.py`, which also says how the log header keeps it). Inspect hands metrics
+epoch-reduced values but only the first epoch's metadata, so under `--epochs` the verdict reads
+the first epoch's completions (the calls are at temperature 0: further epochs add cost, not
+evidence). The rule is the score's metadata (`rule`) and the task's (`contamination_method`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -36,25 +24,15 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from ._completions import Scored, answer_key, score_instance
-from ._dataset import CONTROL_TEXTS_KEY, GUIDED, LAYOUT, METHODS_KEY, labels_of, texts_of
+from ._dataset import CONTROL_TEXTS_KEY, METHODS_KEY, labels_of, texts_of
 from ._instances import Instance
-from ._labels import CARRIED, LabelResult, LabelsVerdict, decide_labels, label_result
-from ._layout import LayoutInstance, LayoutVerdict, continuation, decide_layout, layout_run
+from ._labels import label_result
+from ._layout import LayoutInstance, continuation, layout_run
 from ._overlap import Overlap
-from ._recall import RECALL_RUN_WORDS, Recall, recalled
+from ._recall import Recall, recalled
+from ._rules import GUIDED, RECALL_RUN_WORDS, RULE, InstanceResult, LabelResult
 from ._solver import ProbeStore, instances_of, layout_of
-from ._verdict import (
-    NOT_SUSPECTED,
-    RULE,
-    SUSPECTED,
-    Evidence,
-    InstanceResult,
-    Verdict,
-    abstention,
-    decide,
-    evidence,
-    overall,
-)
+from ._verdict import probe_verdict
 
 LABEL_RESULTS_KEY = "labels"
 """Score metadata: each label instance's two matches (None where a continuation writes no label
@@ -69,132 +47,6 @@ its two completions were empty."""
 SCORER = "contamination_scorer"
 CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER)
 """The first of the verdict's metrics: the indicator that is 1, named for the verdict."""
-
-_EVIDENCE = {
-    "conversations": "conversations",
-    "with_text": "with_text",
-    "empty_completions": "empty",
-    "cut_completions": "cut",
-    "answered": "answered",
-    "one_answer": "one_answer",
-}
-"""The metrics that hold the abstention table's evidence, by Evidence's field."""
-
-
-def _evidence(metrics: Mapping[str, float], prefix: str) -> Evidence:
-    counts = {field: int(metrics.get(prefix + name, 0)) for name, field in _EVIDENCE.items()}
-    return Evidence(instances=int(metrics.get(prefix + "instances", 0)), **counts)
-
-
-def _sub_reading(
-    metrics: Mapping[str, float], method: str, prefix: str, carried: str = "text"
-) -> str:
-    if metrics.get(f"{method}_suspected") == 1.0:
-        return SUSPECTED
-    return abstention(_evidence(metrics, prefix), carried) or NOT_SUSPECTED
-
-
-def layout_reading(metrics: Mapping[str, float]) -> str:
-    """The files-layout probe's sub-verdict, from a run's metrics that hold its figures."""
-    return _sub_reading(metrics, "layout", "layout_")
-
-
-def labels_reading(metrics: Mapping[str, float]) -> str:
-    """The label cut's sub-verdict, from a run's metrics that hold its figures."""
-    return _sub_reading(metrics, "layout_labels", "layout_labels_", CARRIED)
-
-
-def reading_of(metrics: Mapping[str, float]) -> str | None:
-    """The verdict that a run's metrics (`metric_values`) indicate, an abstention with its
-    reason recomputed from the evidence they hold; None if they indicate none."""
-    if metrics.get("suspected") == 1.0:
-        return SUSPECTED
-    if metrics.get("not_suspected") == 1.0:
-        return NOT_SUSPECTED
-    if metrics.get("cannot_decide") != 1.0:
-        return None
-    if "layout_instances" not in metrics:
-        return abstention(_evidence(metrics, ""))
-    readings = [("layout", layout_reading(metrics))]
-    if "layout_labels_instances" in metrics:
-        readings.append(("labels", labels_reading(metrics)))
-    if "guided_suspected" in metrics:
-        readings.insert(0, ("guided", _sub_reading(metrics, "guided", "")))
-    return overall(readings)
-
-
-def _layout_values(guided: Verdict | None, layout: LayoutVerdict, e: Evidence) -> dict[str, float]:
-    """The layout probe's figures, and each method's sub-verdict where both ran."""
-    sub = {"guided_suspected": float(guided.reading == SUSPECTED)} if guided else {}
-    return {
-        **sub,
-        "layout_suspected": float(layout.reading == SUSPECTED),
-        "layout_recalled": layout.recalled,
-        "layout_control_recalled": layout.control_recalled,
-        "layout_longest": layout.longest,
-        "layout_control_longest": layout.control_longest,
-        "layout_instances": layout.instances,
-        **{f"layout_{name}": getattr(e, field) for name, field in _EVIDENCE.items()},
-    }
-
-
-def _labels_values(labels: LabelsVerdict) -> dict[str, float]:
-    """The label cut's figures (labels.py)."""
-    e = labels.evidence
-    return {
-        "layout_labels_suspected": float(labels.reading == SUSPECTED),
-        "layout_labels_match": labels.match,
-        "layout_labels_control_match": labels.control_match,
-        "layout_labels_p_value": labels.p_value,
-        "layout_labels_reproduced": labels.reproduced,
-        "layout_labels_scored": labels.scored,
-        "layout_labels_instances": labels.instances,
-        **{f"layout_labels_{name}": getattr(e, field) for name, field in _EVIDENCE.items()},
-    }
-
-
-def metric_values(
-    verdict: Verdict | None,
-    layout: tuple[LayoutVerdict, Evidence] | None = None,
-    labels: LabelsVerdict | None = None,
-) -> dict[str, float]:
-    """The run's metrics. `inspect view` heads a log with the first five (and its log list with
-    the first): the verdict's own indicator, then the evidence it reads, the difference with its
-    interval and the exact matches; then the rest, in its "All scoring" table. Counts are
-    integers. `verdict`: the guided probe's (None where it did not run); `layout`: the layout
-    probe's and its evidence (None where it did not run); `labels`: its label cut's."""
-    readings = [("guided", verdict.reading)] if verdict else []
-    readings += [("layout", layout[0].reading)] if layout else []
-    readings += [("labels", labels.reading)] if labels else []
-    reading = overall(readings)
-    indicators = {
-        "suspected": float(reading == SUSPECTED),
-        "not_suspected": float(reading == NOT_SUSPECTED),
-        "cannot_decide": float(reading not in (SUSPECTED, NOT_SUSPECTED)),
-    }
-    first = max(indicators, key=lambda name: indicators[name])
-    shown = verdict or decide([])
-    e = shown.evidence
-    return {
-        first: 1.0,
-        "difference": shown.difference.estimate,
-        "ci_low": shown.difference.low,
-        "ci_high": shown.difference.high,
-        "exact": shown.exact,
-        "near_exact": shown.near_exact,
-        "recalled": shown.recalled,
-        "guided_rouge_l": shown.guided_rouge_l,
-        "general_rouge_l": shown.general_rouge_l,
-        "p_value": shown.p_value,
-        "instances": shown.instances,
-        **{name: value for name, value in indicators.items() if name != first},
-        "general_exact": shown.general_exact,
-        "general_near_exact": shown.general_near_exact,
-        "longest_recall": shown.longest_recall,
-        **{name: getattr(e, field) for name, field in _EVIDENCE.items()},
-        **(_layout_values(verdict if layout and verdict else None, *layout) if layout else {}),
-        **(_labels_values(labels) if labels else {}),
-    }
 
 
 def _records(score: Score, key: str = RESULTS_KEY) -> list[dict[str, Any]]:
@@ -260,19 +112,17 @@ def methods_of(scores: Sequence[SampleScore]) -> list[str]:
 
 @metric
 def contamination_verdict() -> Metric:
-    """The verdict over every instance of the run (verdict.RULE, OVERALL_RULE), with its
-    figures."""
+    """The verdict over every instance of the run (`_rules.py`), as the log header keeps it
+    (`ProbeVerdict.metrics`)."""
 
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
         # Everything from the metadata, so that the verdict and its counts read the same epoch.
-        methods = methods_of(scores)
-        layout = pooled(scores, LAYOUT_RESULTS_KEY)
-        labels = pooled_labels(scores)
-        return metric_values(
-            decide(pooled(scores)) if GUIDED in methods else None,
-            (decide_layout(layout), evidence(layout)) if LAYOUT in methods else None,
-            decide_labels(labels) if LAYOUT in methods and labels else None,
-        )
+        return probe_verdict(
+            methods_of(scores),
+            pooled(scores),
+            pooled(scores, LAYOUT_RESULTS_KEY),
+            pooled_labels(scores),
+        ).metrics()
 
     return calculate
 

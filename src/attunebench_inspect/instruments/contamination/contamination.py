@@ -11,7 +11,8 @@ from inspect_ai import Task, task
 from ..._parameters import TASK_VERSION, check, load, no_unknown, told
 from ...data._problems import InputError
 from ...data._source import BUNDLED
-from ._dataset import GUIDED, METHOD, METHOD_KEY, METHODS, METHODS_KEY, NOT_PROBED_KEY, probe_data
+from ._dataset import METHOD, METHOD_KEY, METHODS_KEY, NOT_PROBED_KEY, probe_data
+from ._rules import GUIDED, METHODS
 from ._scorer import CONTAMINATION_HEADLINE, contamination_scorer
 from ._solver import contamination_solver
 

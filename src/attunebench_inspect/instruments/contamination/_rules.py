@@ -1,0 +1,456 @@
+"""The contamination probe's rules, all of them, fixed before any data is seen: the thresholds of
+its measures, the sentences printed beside each verdict, and the deciders that read a run's
+instances (pure: no Inspect). docs/contamination.md states each rule with its sources and its
+departures from Golchin & Surdeanu ("What it does", "The files-layout probe", "When it cannot
+decide", "Where we depart from the paper"); the measures themselves are `_overlap.py` (ROUGE-L,
+exact and near-exact, the echo), `_recall.py` (a run of another published text) and
+`_labels.py` (a written label's match).
+
+Every decider reads its instances in the order given: the metric gives them by conversation ID,
+then in the conversation's order, so a saved log recomputes its own figures exactly. Instances are
+treated as independent draws, as in the paper; texts of one conversation share an author and a
+topic, which the verdicts do not model (hence `MIN_CONVERSATIONS`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
+from ..._util.verdict import cannot_decide
+
+NEAR_EXACT_ROUGE_L = 0.75
+"""A near-exact match reads at least this ROUGE-L over the reference's length (Ippolito et al.,
+INLG 2023)."""
+ECHO_MIN_WORDS = 4
+"""An opening run of at least this many of the segment's words, in order, is an echo; a word in a
+run of this many words that stands in the prompt is shown (heuristic 3)."""
+RECALL_RUN_WORDS = 13
+"""A completion recalls another published text when it shares a run of this many unshown words
+with it (Brown et al.'s n-gram length, 2020)."""
+RECALL_NEEDED = 2
+"""Recalled completions (guided or general) that make heuristic 3 hold."""
+ALPHA = 0.01
+"""Heuristic 1's significance level (one-sided), and the label cut's: the verdict fires on any
+heuristic, so each alone stays well inside the 5% false-positive rate the probe is held to."""
+PERMUTATIONS = 10_000
+"""Random sign patterns of heuristic 1's test where there are more than 2**13 of them."""
+EXACT_NEEDED = 1
+NEAR_EXACT_NEEDED = 2
+MIN_INSTANCES = 10
+"""Instances (and instances whose two completions carry text) a negative needs: the paper's
+sample per partition."""
+MIN_CONVERSATIONS = 2
+"""Conversations a negative needs: the texts of one conversation share an author and a topic,
+so one conversation is one draw, however many texts it has."""
+MIN_TEXT_SHARE = 0.5
+"""The share of instances whose two completions must carry text for a negative."""
+MAX_ONE_ANSWER_SHARE = 0.5
+"""A model that answers one same text to more than this share of the completions that carry
+text answers one thing: its completions say nothing about the texts."""
+CI_LEVEL = 0.95
+LABELS_NEEDED = 2
+"""Document continuations that must reproduce every label field they write (the label cut)."""
+
+GUIDED = "guided"
+LAYOUT = "layout"
+METHODS = (GUIDED, LAYOUT)
+"""The probe's methods (`-T methods=`), in the order their sub-verdicts are read."""
+SUSPECTED = "suspected"
+NOT_SUSPECTED = "not suspected"
+TEXT = "text"
+LABEL_FIELDS = "label fields"
+"""What a completion must carry to count in the abstention table: the label cut's carry label
+fields."""
+
+Match = Literal["exact", "near_exact", "none"]
+
+RULE = (
+    f"suspected if the guided completions hold at least {EXACT_NEEDED} exact or at least "
+    f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= {NEAR_EXACT_ROUGE_L}), or at least "
+    f"{RECALL_NEEDED} completions (guided or general) write out a run of {RECALL_RUN_WORDS}+ words "
+    f"of another published text of their conversation that the prompt did not show, at any number "
+    f"of instances; "
+    f"else cannot decide with no instance, fewer than {MIN_CONVERSATIONS} conversations, fewer "
+    f"than {MIN_INSTANCES} instances, fewer than {MIN_INSTANCES} (or under "
+    f"{MIN_TEXT_SHARE:.0%} of the) instances whose two completions carry text (not empty, not "
+    f"cut at the length limit), or one same answer to over {MAX_ONE_ANSWER_SHARE:.0%} of the "
+    f"completions that carry text; else "
+    f"suspected if mean guided ROUGE-L exceeds mean general ROUGE-L by a one-sided paired "
+    f"sign-flip permutation test over instances at alpha {ALPHA}; else not suspected"
+)
+"""The guided probe's verdict, as it is printed beside the verdict."""
+LAYOUT_RULE = (
+    f"suspected if at least {RECALL_NEEDED} completions of the documents write out a run of "
+    f"{RECALL_RUN_WORDS}+ words of a published text of their conversation that the prompt did "
+    f"not show, and more than of the control documents; else cannot decide by the same "
+    f"abstention table (the document's completion and its control's as the pair; a completion cut "
+    f"at the length limit still carries text); else not "
+    f"suspected"
+)
+"""The files-layout probe's sub-verdict (`_layout.py`)."""
+LABELS_RULE = (
+    f"suspected if the documents' mean label match (each turn's label fields written after its "
+    f"response, against the participant's labels: emotion tags by Jaccard of names, binary "
+    f"answers and pairwise winners by share equal, averaged over the fields written) exceeds the "
+    f"never-published controls' (scored against the same labels) by a one-sided paired sign-flip "
+    f"permutation test at alpha {ALPHA} (instances where either writes a label field, the other's "
+    f"missing score 0) and at least {LABELS_NEEDED} document continuations reproduce every label "
+    f"field they write; else cannot decide by the same abstention table (a continuation that "
+    f"writes no label field as empty); else not suspected"
+)
+"""The files-layout probe's label sub-verdict (`_labels.py`)."""
+OVERALL_RULE = (
+    "suspected if any method's sub-verdict is suspected; else cannot decide if any method "
+    "cannot decide (its reason); else not suspected"
+)
+"""How the verdict reads the sub-verdicts of the methods run (the guided probe alone: its own)."""
+
+
+def overall(readings: Sequence[tuple[str, str]]) -> str:
+    """The verdict from each method's (name, sub-verdict), by `OVERALL_RULE`; a single method's
+    own verdict where it alone ran."""
+    if len(readings) == 1:
+        return readings[0][1]
+    if any(r == SUSPECTED for _, r in readings):
+        return SUSPECTED
+    for method, reading in readings:
+        if reading != NOT_SUSPECTED:
+            return cannot_decide(f"{method}: {reading.removeprefix('cannot decide: ')}")
+    return NOT_SUSPECTED
+
+
+@dataclass(frozen=True)
+class InstanceResult:
+    """What a verdict reads of one instance: its two completions' overlap with the reference,
+    their recall runs, and whether each carries text. The layout probe puts the document's
+    completion in the `guided_*` fields and its control's in the `general_*` ones."""
+
+    guided: float
+    general: float
+    guided_match: Match
+    general_match: Match
+    guided_recall: int = 0
+    """The guided completion's longest run of another published text (`_recall.py`)."""
+    general_recall: int = 0
+    conversation: str = ""
+    guided_answer: str | None = None
+    """A digest of the guided completion's normalised words: "" when it is empty, None where
+    it carries text that was not kept (what tells one answer from another)."""
+    general_answer: str | None = None
+    guided_cut: bool = False
+    """The guided completion stopped at the length limit."""
+    general_cut: bool = False
+
+
+@dataclass(frozen=True)
+class LabelResult:
+    """One label instance: the document's and the control's continuation, as scored."""
+
+    conversation: str
+    match: float | None
+    control_match: float | None
+    answer: str
+    """The document's written labels' digest ("" where it writes none)."""
+    control_answer: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How much a run's completions can say: what the abstention table reads."""
+
+    instances: int
+    conversations: int
+    with_text: int
+    """Instances whose two completions carry text (neither empty nor cut)."""
+    empty: int
+    """Completions with no text."""
+    cut: int
+    """Completions (with text) stopped at the length limit."""
+    answered: int
+    """Completions that carry text."""
+    one_answer: int
+    """Completions that carry text and share the most common answer."""
+
+
+def evidence(results: Sequence[InstanceResult]) -> Evidence:
+    answers = [
+        (answer, cut)
+        for r in results
+        for answer, cut in ((r.guided_answer, r.guided_cut), (r.general_answer, r.general_cut))
+    ]
+    carried = [a for a, cut in answers if a != "" and not cut]
+    return Evidence(
+        instances=len(results),
+        conversations=len({r.conversation for r in results}),
+        with_text=sum(
+            "" not in (r.guided_answer, r.general_answer) and not (r.guided_cut or r.general_cut)
+            for r in results
+        ),
+        empty=sum(a == "" for a, _ in answers),
+        cut=sum(a != "" and cut for a, cut in answers),
+        answered=len(carried),
+        one_answer=max(Counter(a for a in carried if a is not None).values(), default=0),
+    )
+
+
+def abstention(e: Evidence, carried: str = TEXT) -> str | None:
+    """Why the run cannot decide without a match or a recall, by the abstention table
+    (docs/contamination.md), or None where a negative may be read; `carried`: what a completion
+    must carry to count."""
+    if e.instances == 0:
+        return cannot_decide("no text long enough to probe")
+    if e.conversations < MIN_CONVERSATIONS:
+        return cannot_decide(
+            f"{e.conversations} conversation(s) probed, at least {MIN_CONVERSATIONS} needed "
+            "(one conversation's texts share an author and a topic)"
+        )
+    if e.instances < MIN_INSTANCES:
+        return cannot_decide(f"too few instances ({e.instances}, at least {MIN_INSTANCES})")
+    if e.with_text < max(MIN_INSTANCES, MIN_TEXT_SHARE * e.instances):
+        return cannot_decide(
+            f"too few completions carry {carried}: {e.with_text} of {e.instances} instances have "
+            f"two ({e.empty} completion(s) {'empty' if carried == TEXT else 'without any'}, "
+            f"{e.cut} cut at the length limit)"
+        )
+    if e.one_answer > MAX_ONE_ANSWER_SHARE * e.answered:
+        return cannot_decide(
+            f"the model answered one same {carried} to {e.one_answer} of {e.answered} completions"
+        )
+    return None
+
+
+def _mean_of(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
+    mean: NDArray[np.float64] = np.mean(values, axis=axis)
+    return mean
+
+
+def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> float:
+    """Heuristic 1's test: the one-sided sign-flip permutation p-value that guided exceeds
+    general on average, paired by index (Fisher 1935; `scipy.stats.permutation_test`, exact up to
+    13 pairs); 1.0 when every difference is zero, NaN with no pair."""
+    if len(guided) != len(general):
+        raise ValueError(f"paired scores differ in length: {len(guided)} and {len(general)}")
+    if not guided:
+        return math.nan
+    # Equal completions score equal floats; rounding keeps sums of rounding error out of ranks.
+    difference = np.round(np.asarray(guided, float) - np.asarray(general, float), 12)
+    if not difference.any():
+        return 1.0
+    if difference.size == 1:
+        # The two sign patterns of one pair, counted as the test counts them (scipy's test
+        # needs two observations): the observed mean or above in one of two, or in both.
+        return 0.5 if difference[0] > 0 else 1.0
+    result = stats.permutation_test(
+        (difference,),
+        _mean_of,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=PERMUTATIONS,
+        alternative="greater",
+        random_state=np.random.default_rng(DEFAULT_SEED),
+    )
+    return float(result.pvalue)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if values else math.nan
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The guided probe's verdict (`RULE`) and every figure it reads."""
+
+    reading: str
+    """suspected, not suspected, or cannot decide: <reason>."""
+    instances: int
+    guided_rouge_l: float
+    general_rouge_l: float
+    difference: Interval
+    """Mean guided minus general ROUGE-L, with its bootstrap interval."""
+    p_value: float
+    """Heuristic 1's one-sided p-value (NaN with no instance)."""
+    heuristic_1: bool
+    exact: int
+    near_exact: int
+    general_exact: int
+    general_near_exact: int
+    heuristic_2: bool
+    evidence: Evidence
+    recalled: int = 0
+    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
+    longest_recall: int = 0
+    heuristic_3: bool = False
+
+    def line(self) -> str:
+        """The verdict with the figures it reads, on one line."""
+        return (
+            f"{self.reading}: {self.instances} instances; ROUGE-L guided "
+            f"{self.guided_rouge_l:.3f}, general {self.general_rouge_l:.3f}, difference "
+            f"{self.difference.show(3)} (95% CI), permutation p = {self.p_value:.3g}; guided exact "
+            f"{self.exact}, near-exact {self.near_exact} (general {self.general_exact}, "
+            f"{self.general_near_exact}); recalled {self.recalled} (longest run "
+            f"{self.longest_recall} words)"
+        )
+
+
+def decide(results: Sequence[InstanceResult]) -> Verdict:
+    """The guided probe's verdict by `RULE`: a match (heuristic 2) or a recall (3) first, then
+    the abstention table, then heuristic 1."""
+    guided = [r.guided for r in results]
+    general = [r.general for r in results]
+    exact = sum(r.guided_match == "exact" for r in results)
+    near_exact = sum(r.guided_match == "near_exact" for r in results)
+    p_value = guided_above_general(guided, general)
+    found = evidence(results)
+    abstain = abstention(found)
+    heuristic_1 = abstain is None and p_value < ALPHA
+    heuristic_2 = exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED
+    runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
+    recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
+    heuristic_3 = recalled >= RECALL_NEEDED
+    reading = (
+        SUSPECTED
+        if heuristic_2 or heuristic_3 or heuristic_1
+        else abstain
+        if abstain is not None
+        else NOT_SUSPECTED
+    )
+    difference = (
+        mean_ci(
+            [g - h for g, h in zip(guided, general, strict=True)],
+            resamples=DEFAULT_RESAMPLES,
+            seed=DEFAULT_SEED,
+            level=CI_LEVEL,
+        )
+        if results
+        else EMPTY
+    )
+    return Verdict(
+        reading=reading,
+        instances=len(results),
+        guided_rouge_l=_mean(guided),
+        general_rouge_l=_mean(general),
+        difference=difference,
+        p_value=p_value,
+        heuristic_1=heuristic_1,
+        exact=exact,
+        near_exact=near_exact,
+        general_exact=sum(r.general_match == "exact" for r in results),
+        general_near_exact=sum(r.general_match == "near_exact" for r in results),
+        heuristic_2=heuristic_2,
+        evidence=found,
+        recalled=recalled,
+        longest_recall=max(runs, default=0),
+        heuristic_3=heuristic_3,
+    )
+
+
+@dataclass(frozen=True)
+class LayoutVerdict:
+    """The files-layout probe's sub-verdict (`LAYOUT_RULE`) and what it reads."""
+
+    reading: str
+    instances: int
+    recalled: int
+    """Real completions with a run of RECALL_RUN_WORDS or more."""
+    control_recalled: int
+    longest: int
+    control_longest: int
+    evidence: Evidence
+
+
+def decide_layout(results: Sequence[InstanceResult]) -> LayoutVerdict:
+    """The layout sub-verdict over instances whose `guided_*` fields hold the real completion
+    and `general_*` the control's (their ROUGE-L fields unused)."""
+    real = [r.guided_recall for r in results]
+    fake = [r.general_recall for r in results]
+    recalled = sum(run >= RECALL_RUN_WORDS for run in real)
+    control_recalled = sum(run >= RECALL_RUN_WORDS for run in fake)
+    found = evidence(results)
+    reading = (
+        SUSPECTED
+        if recalled >= RECALL_NEEDED and recalled > control_recalled
+        else abstention(found) or NOT_SUSPECTED
+    )
+    return LayoutVerdict(
+        reading,
+        len(results),
+        recalled,
+        control_recalled,
+        max(real, default=0),
+        max(fake, default=0),
+        found,
+    )
+
+
+@dataclass(frozen=True)
+class LabelsVerdict:
+    """The label cut's sub-verdict (`LABELS_RULE`) and what it reads."""
+
+    reading: str
+    instances: int
+    scored: int
+    """Instances where the document's or the control's continuation writes a label field."""
+    match: float
+    """The documents' mean label match over the scored instances (a side that writes none
+    there counts 0); NaN with none scored."""
+    control_match: float
+    reproduced: int
+    """Document continuations that reproduce every label field they write."""
+    p_value: float
+    evidence: Evidence
+
+
+def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
+    """The abstention table's evidence: a continuation that writes no label field is empty."""
+    return evidence(
+        [
+            InstanceResult(
+                0.0,
+                0.0,
+                "none",
+                "none",
+                conversation=r.conversation,
+                guided_answer=r.answer,
+                general_answer=r.control_answer,
+            )
+            for r in results
+        ]
+    )
+
+
+def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
+    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
+    pairs = [
+        (r.match or 0.0, r.control_match or 0.0)
+        for r in results
+        if r.match is not None or r.control_match is not None
+    ]
+    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
+    p_value = guided_above_general(real, fake) if pairs else 1.0
+    reproduced = sum(r.match == 1.0 for r in results)
+    found = labels_evidence(results)
+    reading = (
+        SUSPECTED
+        if p_value < ALPHA and reproduced >= LABELS_NEEDED
+        else abstention(found, LABEL_FIELDS) or NOT_SUSPECTED
+    )
+    return LabelsVerdict(
+        reading,
+        len(results),
+        len(pairs),
+        sum(real) / len(real) if real else math.nan,
+        sum(fake) / len(fake) if fake else math.nan,
+        reproduced,
+        p_value,
+        found,
+    )
