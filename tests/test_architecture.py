@@ -21,11 +21,9 @@ from inspect_ai.util import registry_info
 
 from attunebench_inspect import _registry, instruments
 from attunebench_inspect._suite.cli import build_parser
-from attunebench_inspect._suite.estimate import PRICED
-from attunebench_inspect._suite.render import SECTIONS
-from attunebench_inspect.score import attunebench_scorers
-from attunebench_inspect.score._scorers import added_to_main_task
+from attunebench_inspect._suite.render import sections
 from attunebench_inspect.solve._modes import MODES
+from attunebench_inspect.tools._instrument import Instrument
 from tests.conftest import LONGEST, SHARED_LOGS
 
 # The module, not the task of the same name that the package exports.
@@ -39,11 +37,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("data",),
     ("solve", "_parameters"),
     ("score",),
-    ("providers", "attunebench"),
+    ("providers",),
     ("tools",),
     ("instruments",),
     ("_suite",),
-    ("_registry", "__init__"),
+    ("attunebench", "_registry", "__init__"),
 )
 """The package's layers, lowest first, by the first part of a module's path: a module imports
 from its own layer or below (ARCHITECTURE.md, "Layers")."""
@@ -70,7 +68,8 @@ def _imports(path: Path) -> set[str]:
                 module = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 module = node.module or ""
-            found.add(module)
+            if node.module:  # `from .. import x` imports x, not the package above it
+                found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
@@ -165,18 +164,29 @@ def _is_registered(value: object) -> bool:
 
 def test_every_instrument_folder_is_registered() -> None:
     folders = {p.name for p in (PACKAGE / "instruments").iterdir() if (p / "__init__.py").exists()}
-    assert {i.__name__.rsplit(".", 1)[1] for i in instruments.INSTRUMENTS} == folders
+    assert [i.name for i in instruments.INSTRUMENTS] == [
+        i.__name__.rsplit(".", 1)[1] for i in _instrument_packages()
+    ]
+    assert {i.name for i in instruments.INSTRUMENTS} == folders
 
 
-@pytest.mark.parametrize("instrument", instruments.INSTRUMENTS, ids=lambda i: i.__name__)
-def test_an_instrument_is_wired_everywhere_its_recipe_says(instrument: ModuleType) -> None:
-    name = instrument.__name__.rsplit(".", 1)[1]
-    modules = {m.__name__.rsplit(".", 1)[1]: m for m in _modules(instrument)}
+def _instrument_packages() -> list[ModuleType]:
+    return [
+        importlib.import_module(f"attunebench_inspect.instruments.{i.name}")
+        for i in instruments.INSTRUMENTS
+    ]
+
+
+@pytest.mark.parametrize("instrument", instruments.INSTRUMENTS, ids=lambda i: i.name)
+def test_an_instrument_is_wired_everywhere_its_recipe_says(instrument: Instrument) -> None:
+    package = importlib.import_module(f"attunebench_inspect.instruments.{instrument.name}")
+    assert package.INSTRUMENT is instrument
+    modules = {m.__name__.rsplit(".", 1)[1]: m for m in _modules(package)}
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     architecture = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     # Its doc: a page of docs/, linked from the README; its folder in ARCHITECTURE.md.
-    assert (ROOT / instrument.DOC).is_file() and instrument.DOC in readme
-    assert f"`instruments/{name}/`" in architecture
+    assert (ROOT / instrument.doc).is_file() and instrument.doc in readme
+    assert f"`instruments/{instrument.name}/`" in architecture
     # Its Inspect objects: registered through `_registry` (tasks also in eval.yaml, the README).
     for kind in ("task", "scorer", "modelapi"):
         defined = {n for m in modules.values() for n in _registered(m, kind)}
@@ -184,25 +194,41 @@ def test_an_instrument_is_wired_everywhere_its_recipe_says(instrument: ModuleTyp
     tasks = {n for m in modules.values() for n in _registered(m, "task")}
     listed = {f"attunebench_inspect/{t['name']}" for t in _eval_yaml()["tasks"]}
     assert tasks <= listed and all(f"`{t}`" in readme for t in tasks)
-    # Its report section, its price and its command: in the suite's lists.
+    # What its modules define is what its record gives: its section, price and commands.
     if "_section" in modules:
-        assert modules["_section"].SECTION in SECTIONS
+        assert modules["_section"].SECTION is instrument.section in sections()
     if "_estimate" in modules:
-        assert modules["_estimate"].PRICED in PRICED
-    if "_cli" in modules:
-        cli = modules["_cli"]
-        adds = [
-            v
-            for k, v in vars(cli).items()
-            if k.startswith("add_") and getattr(v, "__module__", None) == cli.__name__
-        ]
-        assert adds and _commands_of(adds) <= _commands_of(None)
-    # A scorer joined to the main task is among its scorers.
-    joined = [
-        make for make in added_to_main_task() if make.__module__.startswith(instrument.__name__)
+        assert modules["_estimate"].PRICED in instrument.priced
+    adds = [
+        v
+        for m in modules.values()
+        for k, v in vars(m).items()
+        if k.startswith("add_") and getattr(v, "__module__", None) == m.__name__
     ]
-    names = {registry_info(s).name for s in attunebench_scorers()}
-    assert {registry_info(make).name for make in joined} <= names
+    assert set(adds) == set(instrument.commands)
+    assert _commands_of(list(adds)) <= _commands_of(None)
+    # The scorers it adds to the main task are among the main task's.
+    names = {registry_info(s).name for s in TASKS.attunebench().scorer}
+    assert {registry_info(make).name for make in instrument.main_task_scorers} <= names
+
+
+def test_nothing_outside_an_instrument_imports_its_private_modules() -> None:
+    """An instrument's folder is its own: the suite reads its record, another instrument its
+    public names (`__init__`)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        mine = _instrument_of(_module_of(path))
+        private = sorted(
+            m
+            for m in _imports(path)
+            if (theirs := _instrument_of(m)) is not None
+            and theirs != mine
+            and len(m.split(".")) > 3
+            and m.split(".")[3].startswith("_")
+        )
+        if private:
+            found[str(path.relative_to(PACKAGE))] = private
+    assert found == {}
 
 
 def _commands_of(adds: list[object] | None) -> set[str]:
@@ -440,7 +466,7 @@ def test_the_tests_are_laid_out_as_the_package() -> None:
     tests = ROOT / "tests"
     folders = {p.relative_to(tests).as_posix() for p in tests.rglob("*") if p.is_dir()}
     folders -= {f for f in folders if "__pycache__" in f or f.startswith("fixtures")}
-    named = {f"instruments/{i.__name__.rsplit('.', 1)[1]}" for i in instruments.INSTRUMENTS}
+    named = {f"instruments/{i.name}" for i in instruments.INSTRUMENTS}
     kits = {"tools/report", "tools/estimate"}
     core = {"core", "core/data", "core/solve", "core/score"}
     assert folders == {"instruments", "tools", "suite", "e2e"} | core | kits | named

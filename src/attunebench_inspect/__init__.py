@@ -7,12 +7,10 @@ notice.
 """
 
 from . import attunebench as _tasks
-
-# Every instrument joins the suite before any task is made (instruments/__init__.py).
 from . import instruments
-from ._suite.dataframes import metrics_df, third_party_df
+from ._suite.dataframes import metrics_df
 from ._suite.render import to_csv, to_html, to_json, to_markdown, to_terminal
-from ._suite.report import Report, build_report
+from ._suite.report import build_report
 
 # The tasks, listed in __all__ through attunebench.py's own (the modes' names have one home).
 from .attunebench import (  # noqa: F401
@@ -28,7 +26,9 @@ from .attunebench import (  # noqa: F401
 from .data import Codebook, DataError, DataProblem, load_codebook, load_conversations
 from .instruments.contamination import contamination
 from .instruments.profile import profile
+from .instruments.reannotation import third_party_df
 from .solve import MODES, Mode
+from .tools.report._build import Report
 
 __all__ = [
     "MODES",

@@ -1,6 +1,7 @@
 """The AttuneBench tasks: `attunebench(mode=...)` and a task per mode.
 
-Every task checks its parameters and loads its data set through `parameters.py`; the mode tasks
+Every task checks its parameters and loads its data set through `_parameters.py`, and scores with
+the core's scorers and those the instruments add (`Instrument.main_task_scorers`); the mode tasks
 are `attunebench` with the mode fixed, made by one factory from the mode declaration
 (`solve/_modes.py`), so that their parameters are `attunebench`'s by construction.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+from . import instruments
 from ._parameters import TASK_VERSION, check, load, no_unknown, one_of, told
 from .data._problems import InputError, shorten
 from .data._samples import to_dataset
@@ -70,7 +72,10 @@ def attunebench(
             solver=attunebench_solver(
                 spec, loaded.book, shuffle_seed, answer_format, schedule, allow_self_judge
             ),
-            scorer=attunebench_scorers(loaded.codebook_param),
+            scorer=attunebench_scorers(
+                loaded.codebook_param,
+                [made for i in instruments.INSTRUMENTS for made in i.main_task_scorers],
+            ),
             headline_metric=HEADLINE,
             version=TASK_VERSION,
             viewer=viewer_config(scorer_families()),

@@ -16,9 +16,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, get_model
 from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import attunebench, contamination, profile
-from attunebench_inspect._suite.render import to_json
-from attunebench_inspect._suite.report import build_report
+from attunebench_inspect import attunebench, build_report, contamination, profile, to_json
 from attunebench_inspect.data._codebook import Codebook
 from attunebench_inspect.instruments.reannotation._study import rescore_runs
 from attunebench_inspect.tools.report._logs import read_runs

@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def test_metrics_df_still_has_every_count(baseline_logs: Path) -> None:
-    from attunebench_inspect._suite.dataframes import metrics_df
+    from attunebench_inspect import metrics_df
 
     frame = metrics_df(baseline_logs)
     assert len(frame) == 2

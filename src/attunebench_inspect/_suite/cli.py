@@ -1,4 +1,4 @@
-"""The `attunebench` command line: every subcommand, the suite's own and the tools' and the
+"""The `attunebench` command line: every subcommand, the suite's own, the tools' and the
 instruments', added from one list."""
 
 from __future__ import annotations
@@ -7,36 +7,38 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from .. import instruments
 from .._util.files import FileProblem
 from ..data._problems import InputError
-from ..instruments.human._cli import add_human
-from ..instruments.stability._cli import add_plan
 from ..tools._arguments import Commands
 from ..tools.estimate import add_estimate
 from .commands import add_composite, add_conformance, add_metrics, add_report, add_validate
-from .estimate import PRICED
 
-COMMANDS: tuple[Callable[[Commands], None], ...] = (
-    add_validate,
-    add_composite,
-    add_report,
-    lambda commands: add_estimate(commands, PRICED),
-    add_plan,
-    add_human,
-    add_conformance,
-    add_metrics,
-)
-"""The subcommands in the order `attunebench --help` lists them; a command's module adds its
-parser (`add_...`) and sets the function that runs it."""
+
+def commands() -> list[Callable[[Commands], None]]:
+    """The subcommands in the order `attunebench --help` lists them: the suite's, the
+    estimate's (with every instrument's task it can price), the instruments', then the
+    catalog's. A command's module adds its parser (`add_...`) and sets the function that runs
+    it."""
+    priced = tuple(p for i in instruments.INSTRUMENTS for p in i.priced)
+    return [
+        add_validate,
+        add_composite,
+        add_report,
+        lambda parsers: add_estimate(parsers, priced),
+        *(add for i in instruments.INSTRUMENTS for add in i.commands),
+        add_conformance,
+        add_metrics,
+    ]
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="attunebench", description="The `attunebench` command line."
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    for add in COMMANDS:
-        add(commands)
+    parsers = parser.add_subparsers(dest="command", required=True)
+    for add in commands():
+        add(parsers)
     return parser
 
 

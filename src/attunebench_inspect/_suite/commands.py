@@ -9,25 +9,23 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from .. import instruments
 from .._util.files import write_atomic
 from ..data._codebook import load_codebook
-from ..data._problems import InputError
+from ..data._problems import InputError, Problems
 from ..data._source import BUNDLED, resolve
 from ..data._validate import validate_path
-from ..instruments.contamination._report import PROBE_TASK
-from ..instruments.profile._solver import vocabulary_problems
-from ..instruments.profile._vocabulary import load_vocabulary, vocabulary_check
-from ..instruments.reannotation._study import ThirdPartyError
 from ..score._catalog_doc import write
 from ..score._conformance import bundled_case_files, run_cases
 from ..tools._arguments import CODEBOOK_HELP, DATA_HELP, Commands, put
+from ..tools.report._build import Report
 from ..tools.report._composite import agrees, run_composite
 from ..tools.report._filters import FilterError
 from ..tools.report._formats.html_page import PLOTS_HINT
 from ..tools.report._logs import is_main_task_run, read_runs
 from .catalog import compute, metrics_markdown
 from .render import FORMS, plots_available, to_html, write_plots
-from .report import Report, build_report
+from .report import build_report
 
 
 def add_validate(commands: Commands) -> None:
@@ -43,21 +41,23 @@ def add_validate(commands: Commands) -> None:
         action="store_true",
         help="also list the valid conversations' IDs, one a line (for inspect eval --sample-id)",
     )
-    validate.add_argument(
-        "--vocabulary",
-        help="the profile task's vocabulary JSON (default: bundled); a profile label it cannot "
-        "read as one of its options is a warning",
-    )
+    for instrument in instruments.INSTRUMENTS:
+        if instrument.validation:
+            instrument.validation.add(validate)
     validate.set_defaults(run=_validate)
 
 
 def _validate(args: argparse.Namespace) -> int:
     source = resolve(args.path, args.codebook)
     codebook = load_codebook(source.codebook)
-    vocabulary = load_vocabulary(args.vocabulary)
-    summary = validate_path(source.conversations, codebook, [vocabulary_check(vocabulary)])
-    # The vocabulary is the profile task's: checked against what its call can carry.
-    summary = replace(summary, problems=[*vocabulary_problems(vocabulary), *summary.problems])
+    first, checks = [], []
+    for instrument in instruments.INSTRUMENTS:
+        if instrument.validation:
+            own, more = instrument.validation.checks(args)
+            first += own
+            checks += more
+    summary = validate_path(source.conversations, codebook, checks)
+    summary = replace(summary, problems=[*first, *summary.problems])
     for line in summary.lines(source.describe(summary.conversations)):
         print(line)
     if args.ids:
@@ -137,23 +137,9 @@ def add_report(commands: Commands) -> None:
         help="report the runs of this task version (default: the newest among the logs; runs of "
         "other versions are listed as skipped, never ranked with them)",
     )
-    report.add_argument(
-        "--third-party",
-        nargs="+",
-        metavar="ANSWERS.json",
-        help="answer files of annotators who did not hold the conversations: every run scored "
-        "again against their labels, and the reviewer's test (docs/third-party.md)",
-    )
-    report.add_argument(
-        "--identities",
-        metavar="FILE",
-        help="with --third-party: JSON, annotator -> the participant ID of an annotator who was "
-        "also a participant (their own conversations are marked and left out of the consensus)",
-    )
-    report.add_argument(
-        "--codebook",
-        help="with --third-party: the codebook of the runs and the answer files (default: bundled)",
-    )
+    for instrument in instruments.INSTRUMENTS:
+        if instrument.options:
+            instrument.options.add(report)
     report.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     report.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     report.set_defaults(run=_report)
@@ -163,9 +149,8 @@ def _mistaken(args: argparse.Namespace) -> str | None:
     """What is wrong with the report's arguments before any log is read."""
     if args.plots and not plots_available():
         return f"--plots needs matplotlib: {PLOTS_HINT}"
-    if (args.identities or args.codebook) and not args.third_party:
-        return "--identities and --codebook go with --third-party"
-    return None
+    found = (i.options.mistaken(args) for i in instruments.INSTRUMENTS if i.options)
+    return next((m for m in found if m), None)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -183,19 +168,21 @@ def _report(args: argparse.Namespace) -> int:
             groups=args.groups,
             diagnostics=args.diagnostics,
             task_version=args.task_version,
-            third_party=args.third_party or (),
-            identities=args.identities,
-            codebook=args.codebook,
+            **{
+                name: getattr(args, name)
+                for i in instruments.INSTRUMENTS
+                if i.options
+                for name in i.options.names
+            },
         )
     except (FilterError, FileNotFoundError) as ex:
         print(f"attunebench report: {ex}", file=sys.stderr)
         return 2
-    except ThirdPartyError as ex:
+    except Problems as ex:
         for line in ex.problems:
             print(line, file=sys.stderr)
         print(
-            f"attunebench report: no report: {len(ex.problems)} problem(s) with the third-party "
-            "labels",
+            f"attunebench report: no report: {len(ex.problems)} problem(s) with {ex.concern}",
             file=sys.stderr,
         )
         return 1
@@ -211,16 +198,6 @@ def _written(report: Report, args: argparse.Namespace) -> int:
         print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
     if not report.runs:
         print("no successful AttuneBench log found", file=sys.stderr)
-        return 1
-    # The contamination probe's verdict is a run's, over every text it probed: --where does not
-    # filter it.
-    filtered = [r for r in report.runs if r.mode != PROBE_TASK]
-    if args.where and not any(r.conversations for r in filtered):
-        print(
-            f"attunebench report: --where {args.where!r} matches no conversation in "
-            f"{len(filtered)} runs",
-            file=sys.stderr,
-        )
         return 1
     put(FORMS[args.format](report), args.output)
     if args.html:

@@ -1,19 +1,15 @@
-"""The report's list of sections (`SECTIONS`: the main task's and each instrument's, in the order
-they are shown) and the report in each of its forms: terminal, Markdown, CSV, JSON, HTML and
-figures."""
+"""The report's sections (the main task's and each instrument's, in the order they are shown) and
+the report in each of its forms: terminal, Markdown, CSV, JSON, HTML and figures."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..instruments.contamination._section import SECTION as CONTAMINATION
-from ..instruments.human._section import SECTION as HUMAN
-from ..instruments.profile._section import SECTION as PROFILE
-from ..instruments.reannotation._section import SECTION as REANNOTATION
-from ..instruments.stability._section import SECTION as STABILITY
+from .. import instruments
+from ..tools.report._build import Report
 from ..tools.report._formats import csv_text, json_text, markdown_text, terminal_text
 from ..tools.report._formats.html_page import PLOTS_HINT, html_page
 from ..tools.report._sections import (
@@ -28,28 +24,36 @@ from ..tools.report._sections import (
 )
 from ..tools.report._sections.base import Section, models_besides_chance
 from ..tools.report._table import Table
-from .report import Report
 
 if TYPE_CHECKING:
     from ..tools.report._plot import Chart
 
-SECTIONS: tuple[Section[Any], ...] = (
+MAIN_SECTIONS = (
     SCOPE,
     LEADERBOARD,
-    CONTAMINATION,
-    HUMAN,
     DISTINGUISHABILITY,
     PERSPECTIVE,
-    STABILITY,
     SUBGROUPS,
     CAPABILITY,
     MODE_DELTAS,
-    PROFILE,
-    REANNOTATION,
     OPERATIONS,
 )
-"""The report's sections in the order they are shown; each gives its tables (none where it has
-nothing to show) and its figures per mode. An instrument with a section joins here."""
+"""The main task's sections in the order they are shown."""
+
+
+def sections() -> list[Section]:
+    """The report's sections in the order they are shown: the main task's, each instrument's
+    after the section its record names. Each gives its tables (none where it has nothing to
+    show) and its figures per mode."""
+    shown = list(MAIN_SECTIONS)
+    for instrument in instruments.INSTRUMENTS:
+        if instrument.section is not None:
+            at = next(i for i, s in enumerate(shown) if s.name == instrument.after)
+            # After the named section and any instrument's placed after it before this one.
+            while at + 1 < len(shown) and shown[at + 1] not in MAIN_SECTIONS:
+                at += 1
+            shown.insert(at + 1, instrument.section)
+    return shown
 
 
 class MissingPlots(RuntimeError):
@@ -62,9 +66,10 @@ def plots_available() -> bool:
 
 
 def tables(report: Report) -> list[Table]:
-    shown = SECTIONS
+    shown = sections()
     if not report.leaderboard:  # no run of the main task: the other tasks' sections only
-        shown = (SCOPE, *((CONTAMINATION,) if report.contamination else ()), PROFILE)
+        alone = [i.section for i in instruments.INSTRUMENTS if report.parts[i.name].alone()]
+        shown = [SCOPE, *(s for s in shown if s in alone)]
     return [table for section in shown for table in section.tables(report)]
 
 
@@ -75,7 +80,7 @@ def charts(report: Report) -> list[Chart]:
     from ..tools.report._plot import STYLE
 
     def of_mode(mode: str) -> Iterator[Chart]:
-        for section in SECTIONS:
+        for section in sections():
             if section.charts is not None:
                 yield from section.charts(report, mode)
 
@@ -96,7 +101,7 @@ def to_csv(report: Report) -> str:
 
 
 def to_json(report: Report) -> str:
-    return json_text(report)
+    return json_text(report.document())
 
 
 FORMS = {"terminal": to_terminal, "markdown": to_markdown, "csv": to_csv, "json": to_json}

@@ -91,6 +91,15 @@ class InputError(PrerequisiteError, ValueError):
         self.args = (text,)
 
 
+class Problems(InputError):
+    """Several problems that stop one input's use (`concern`), one located line each."""
+
+    def __init__(self, problems: Sequence[str], concern: str) -> None:
+        self.problems = list(problems)
+        self.concern = concern
+        super().__init__(f"{len(self.problems)} problem(s) with {concern}:\n" + "\n".join(problems))
+
+
 class DataError(InputError):
     """A dataset or codebook that cannot be used; carries every problem found, and a hint that
     names only what the command being run can do about them."""

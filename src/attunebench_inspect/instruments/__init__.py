@@ -1,16 +1,18 @@
 """The validity instruments: the evidence that a score measures what it claims, each beside the
-Composite and never inside it. One folder an instrument, holding everything of it: its eval-time
-code, its report section, its price, its command and its doc (ARCHITECTURE.md, "Adding an
-instrument").
-
-Importing this package joins every instrument to the suite: the stability instrument adds its
-scorer to the main task here (`score.add_to_main_task`), and the package imports it before any
-task is made.
-"""
+Composite and never inside it. One folder an instrument, holding everything of it; each exports
+one record of what it gives the suite (`INSTRUMENT`, tools/_instrument.py), and the suite loops
+over this list of them (ARCHITECTURE.md, "Adding an instrument")."""
 
 from . import contamination, human, profile, reannotation, stability
 
-INSTRUMENTS = (stability, contamination, profile, reannotation, human)
-"""Every instrument of the suite, in the order the report shows them."""
+INSTRUMENTS = (
+    stability.INSTRUMENT,
+    profile.INSTRUMENT,
+    contamination.INSTRUMENT,
+    reannotation.INSTRUMENT,
+    human.INSTRUMENT,
+)
+"""Every instrument of the suite. Their parts of the report's runs follow in this order; each
+section stands where its record says (`Instrument.after`)."""
 
 __all__ = ["INSTRUMENTS", "contamination", "human", "profile", "reannotation", "stability"]

@@ -5,7 +5,6 @@ from ._rejudge import draft_rejudge
 from ._scorers import (
     HEADLINE,
     MainTaskScorer,
-    add_to_main_task,
     attunebench_scorers,
     binary_scorer,
     composite_scorer,
@@ -19,7 +18,6 @@ from ._scorers import (
 __all__ = [
     "HEADLINE",
     "MainTaskScorer",
-    "add_to_main_task",
     "attunebench_scorers",
     "binary_scorer",
     "composite_scorer",

@@ -8,8 +8,7 @@ reports, ride in the Composite score's metadata.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from weakref import WeakKeyDictionary
+from collections.abc import Callable, Sequence
 
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import (
@@ -26,7 +25,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from ..data._codebook import cached_codebook
-from ..data._samples import GROUND_TRUTH_KEY, truth_of, visible_of
+from ..data._samples import truth_of, visible_of
 from ..solve._predictions import Walk
 from ..solve._store import read_walk
 from . import _metrics as metrics
@@ -50,23 +49,13 @@ def run_metrics(family: Family) -> dict[str, list[Metric]]:
     }
 
 
-# Every scorer of a sample scores the same records: they are read and scored once per sample state.
-_SCORED: WeakKeyDictionary[TaskState, tuple[tuple[str, str | None], Walk, ConversationScores]] = (
-    WeakKeyDictionary()
-)
-
-
 def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, ConversationScores]:
-    """The sample's call records and their scores, read and computed once per sample state."""
-    key = (str(state.metadata[GROUND_TRUTH_KEY]), codebook)
-    cached = _SCORED.get(state)
-    if cached is not None and cached[0] == key:
-        return cached[1], cached[2]
+    """The sample's call records and their scores. Each scorer computes them again: a few
+    milliseconds per conversation, which a cache shared between scorers would not repay."""
     walk = read_walk(state.store)
     scores = score_conversation(
         truth_of(state.metadata), walk, q3_options=cached_codebook(codebook).q3_options
     )
-    _SCORED[state] = (key, walk, scores)
     return walk, scores
 
 
@@ -237,28 +226,17 @@ def scorer_families() -> tuple[Family, ...]:
 
 
 MainTaskScorer = Callable[[str | None], Scorer]
-"""A scorer an instrument adds to the main task: made with the run's codebook path."""
-_ADDED: list[MainTaskScorer] = []
+"""A scorer an instrument adds to the main task (`Instrument.main_task_scorers`): made with the
+run's codebook path."""
 
 
-def add_to_main_task(make: MainTaskScorer) -> MainTaskScorer:
-    """How an instrument joins its scorer to the main task, which imports no instrument: the
-    instrument calls this when it is imported, and the package imports every instrument before
-    any task is made (instruments/__init__.py, ARCHITECTURE.md "Adding an instrument")."""
-    if make not in _ADDED:
-        _ADDED.append(make)
-    return make
-
-
-def added_to_main_task() -> tuple[MainTaskScorer, ...]:
-    """The instruments' scorers of the main task, in the order they joined."""
-    return tuple(_ADDED)
-
-
-def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:
+def attunebench_scorers(
+    codebook: str | None = None, added: Sequence[MainTaskScorer] = ()
+) -> list[Scorer]:
     """Every scorer of the task; the Composite first, as the headline.
 
-    `codebook` is the path of the codebook the run used (None: the bundled one).
+    `codebook` is the path of the codebook the run used (None: the bundled one); `added`: the
+    instruments' scorers of the main task (`Instrument.main_task_scorers`), made with it.
     """
     return [
         composite_scorer(codebook),
@@ -267,7 +245,7 @@ def attunebench_scorers(codebook: str | None = None) -> list[Scorer]:
         pairwise_scorer(codebook),
         draft_scorer(codebook),
         conversation_wide_scorer(codebook),
-        *(make(codebook) for make in _ADDED),
+        *(make(codebook) for make in added),
         # Informational and optional: present only where the `similarity` extra is installed.
         *([response_similarity_scorer()] if similarity.available() else []),
     ]

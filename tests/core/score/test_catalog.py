@@ -11,11 +11,9 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, headline_metric
 
-from attunebench_inspect import attunebench
+from attunebench_inspect import attunebench, build_report, metrics_df
 from attunebench_inspect._suite.catalog import metrics_markdown
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.dataframes import metrics_df
-from attunebench_inspect._suite.report import build_report
 from attunebench_inspect.instruments.profile._catalog import PROFILE_METRICS
 from attunebench_inspect.score._catalog import BY_NAME, CATALOG, in_groups, spec
 from attunebench_inspect.score._catalog_doc import BEGIN, END

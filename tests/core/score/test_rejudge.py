@@ -64,7 +64,7 @@ def test_report_shows_rejudged_drafts_beside_the_original_judge(
     from inspect_ai import score
     from inspect_ai.log import write_eval_log
 
-    from attunebench_inspect._suite.report import build_report
+    from attunebench_inspect import build_report
     from attunebench_inspect.score import draft_rejudge
 
     data = small_dataset(2)

@@ -14,10 +14,15 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log
 
-from attunebench_inspect import TASK_VERSION, default
+from attunebench_inspect import (
+    TASK_VERSION,
+    build_report,
+    default,
+    to_json,
+    to_markdown,
+    to_terminal,
+)
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.render import to_json, to_markdown, to_terminal
-from attunebench_inspect._suite.report import build_report
 from attunebench_inspect.data import Codebook
 from attunebench_inspect.data._panas import PANAS_ITEMS
 from attunebench_inspect.data._problems import InputError

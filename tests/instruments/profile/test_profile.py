@@ -16,11 +16,17 @@ from inspect_ai.log import EvalLog, headline_metric
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import JSONSchema, Store
 
-from attunebench_inspect import TASK_VERSION, default, profile
+from attunebench_inspect import (
+    TASK_VERSION,
+    build_report,
+    default,
+    metrics_df,
+    profile,
+    to_json,
+    to_markdown,
+    to_terminal,
+)
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.dataframes import metrics_df
-from attunebench_inspect._suite.render import to_json, to_markdown, to_terminal
-from attunebench_inspect._suite.report import build_report
 from attunebench_inspect.data import load_codebook, load_conversations
 from attunebench_inspect.instruments.profile._catalog import PROFILE_METRICS, UNPLACED_LABELS
 from attunebench_inspect.instruments.profile._fields import (

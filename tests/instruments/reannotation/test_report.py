@@ -15,11 +15,9 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig
 
-from attunebench_inspect import TASK_VERSION, default
+from attunebench_inspect import TASK_VERSION, Report, build_report, default, third_party_df, to_html
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.dataframes import third_party_df
-from attunebench_inspect._suite.render import charts, to_html
-from attunebench_inspect._suite.report import Report, build_report
+from attunebench_inspect._suite.render import charts
 from attunebench_inspect.data._codebook import Codebook
 from attunebench_inspect.instruments.reannotation._labels import NOT_COVERED_METRICS
 from attunebench_inspect.instruments.reannotation._separability import RULE

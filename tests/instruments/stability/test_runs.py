@@ -19,10 +19,8 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 from inspect_ai.util import Store
 
-from attunebench_inspect import attunebench
+from attunebench_inspect import Report, attunebench, build_report, to_json, to_markdown, to_terminal
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.render import to_json, to_markdown, to_terminal
-from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data import Codebook
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.data._samples import visible_of

@@ -25,8 +25,7 @@ from bench.audit.stability import (
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig
 
-from attunebench_inspect import attunebench
-from attunebench_inspect._suite.report import build_report
+from attunebench_inspect import attunebench, build_report
 from attunebench_inspect._util.verdict import is_abstention
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability._plan import stated

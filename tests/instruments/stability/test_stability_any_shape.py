@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attunebench_inspect._suite.report import build_report
+from attunebench_inspect import build_report
 from attunebench_inspect._util.verdict import is_abstention
 from attunebench_inspect.data._split import comparison_key
 from attunebench_inspect.instruments import stability as s

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from attunebench_inspect._suite.report import build_report
+from attunebench_inspect import build_report
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability._agreement import panel_data
 from attunebench_inspect.instruments.stability._log_figures import (

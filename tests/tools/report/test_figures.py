@@ -13,10 +13,9 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from attunebench_inspect import TASK_VERSION
+from attunebench_inspect import TASK_VERSION, Report, to_html
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.render import MissingPlots, charts, to_html, write_plots
-from attunebench_inspect._suite.report import Report
+from attunebench_inspect._suite.render import MissingPlots, charts, write_plots
 from attunebench_inspect.score._catalog import label, spec
 from attunebench_inspect.tools.report._analyses import DRIFT_METRICS, Settings, turn_drift
 from attunebench_inspect.tools.report._plot import DPI, NAME_CHARS, PNG_DPI, Chart, scale, short

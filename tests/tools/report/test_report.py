@@ -24,11 +24,19 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ChatMessage, GenerateConfig, get_model
 
-from attunebench_inspect import TASK_VERSION, attunebench, contamination
+from attunebench_inspect import (
+    TASK_VERSION,
+    Report,
+    attunebench,
+    build_report,
+    contamination,
+    metrics_df,
+    to_html,
+    to_json,
+    to_markdown,
+    to_terminal,
+)
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.dataframes import metrics_df
-from attunebench_inspect._suite.render import to_html, to_json, to_markdown, to_terminal
-from attunebench_inspect._suite.report import Report, build_report
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.score._counts import metadata_counts
 from attunebench_inspect.tools.report._analyses import Settings, composite_ci

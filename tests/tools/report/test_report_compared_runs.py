@@ -14,10 +14,8 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
-from attunebench_inspect import default
+from attunebench_inspect import build_report, default, to_html, to_json, to_markdown, to_terminal
 from attunebench_inspect._suite.cli import main
-from attunebench_inspect._suite.render import to_html, to_json, to_markdown, to_terminal
-from attunebench_inspect._suite.report import build_report
 from attunebench_inspect.tools._arguments import WIDTH
 from tests.conftest import BUNDLED
 from tests.third_party_world import FAITHFUL, World, planted_models

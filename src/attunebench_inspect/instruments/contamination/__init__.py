@@ -8,16 +8,31 @@ price (`_estimate.py`). docs/contamination.md has the method, its
 departures, the measured false-positive rate and power, and how to read a verdict.
 """
 
+from ...tools._instrument import Instrument
+from ._dataset import METHOD_KEY
 from ._estimate import LAYOUT_PRICED, PRICED
 from ._memorizer import memorizer
+from ._report import contamination_part
 from ._scorer import contamination_scorer, contamination_verdict
+from ._section import SECTION
 from ._solver import contamination_solver
 from .contamination import contamination
 
 DOC = "docs/contamination.md"
+INSTRUMENT = Instrument(
+    name="contamination",
+    doc=DOC,
+    report=contamination_part,
+    section=SECTION,
+    after="leaderboard",
+    priced=(PRICED, LAYOUT_PRICED),
+    verdict_runs=lambda metadata: METHOD_KEY in metadata,
+)
+"""What the instrument gives the suite (tools/_instrument.py)."""
 
 __all__ = [
     "DOC",
+    "INSTRUMENT",
     "LAYOUT_PRICED",
     "PRICED",
     "contamination",

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..._util.bootstrap import Interval
-from ...tools.report._logs import Run
+from ...tools._instrument import Reported
+from ...tools.report._build import Beside, Part, Scope
+from ...tools.report._logs import Run, RunInfo
+from ...tools.report._run_table import model_label
 from ._dataset import METHOD_KEY, METHODS_KEY
 from ._rules import LabelsVerdict, LayoutVerdict, decide
 from ._scorer import SCORER
@@ -21,6 +24,9 @@ from ._verdict import ProbeVerdict
 PROBE_TASK = "contamination"
 """How reports name the probe's runs where the main task names its mode."""
 NOT_PROBED = "not probed"
+OTHER_CONVERSATIONS = "other conversations"
+"""What the leaderboard's column adds where a verdict and a Composite cover different
+conversations (the section says how they differ)."""
 
 
 def is_contamination_run(run: Run) -> bool:
@@ -199,3 +205,53 @@ def contamination_rows(
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class ContaminationPart(Part):
+    contamination: list[ContaminationRow]
+    """One row per model probed for contamination: the verdict beside its Composite."""
+
+    def alone(self) -> bool:
+        return bool(self.contamination)
+
+    def beside(self) -> list[Beside]:
+        """Each probed model's verdict, beside its Composite on the leaderboard (none where no
+        model was probed)."""
+        if not self.contamination:
+            return []
+        verdicts = {
+            c.model: c.contamination.verdict + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
+            for c in self.contamination
+        }
+        return [
+            Beside(
+                "contamination",
+                verdicts,
+                NOT_PROBED,
+                "Contamination: the probe's verdict (below); "
+                f"'{OTHER_CONVERSATIONS}': the probe did not read the conversations the Composite "
+                "did, and says nothing of those it did not read.",
+            )
+        ]
+
+
+def contamination_part(scope: Scope) -> Reported:
+    """Every probe run's verdict beside its model's Composite in each mode, and the probe runs."""
+    probes = [r for r in scope.runs if is_contamination_run(r)]
+    scored = {(t.label, t.mode): frozenset(t.ids) for t in scope.tables}
+    rows = contamination_rows(
+        [(model_label(r.model), r) for r in probes],
+        [
+            (row.model, row.mode, row.composite, scored.get((row.model, row.mode), frozenset()))
+            for row in scope.main.leaderboard
+        ],
+    )
+    version = scope.main.task_version
+    return Reported(
+        ContaminationPart(rows),
+        [
+            RunInfo(c.model, PROBE_TASK, r.task, c.contamination.conversations, r.location, version)
+            for c, r in zip(rows, probes, strict=True)
+        ],
+    )

@@ -3,43 +3,10 @@ the leaderboard (docs/contamination.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
-
-from ...tools.report._sections.base import Beside, MainReport, Section
+from ...tools.report._build import Report
+from ...tools.report._sections.base import Section
 from ...tools.report._table import Table, ci, number
-from ._report import NOT_PROBED, Contamination, ContaminationRow
-
-
-class ContaminationReport(MainReport, Protocol):
-    @property
-    def contamination(self) -> Sequence[ContaminationRow]: ...
-
-
-def beside(rows: Sequence[ContaminationRow]) -> list[Beside]:
-    """Each probed model's verdict, beside its Composite on the leaderboard (none where no model
-    was probed)."""
-    if not rows:
-        return []
-    verdicts = {
-        c.model: c.contamination.verdict + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
-        for c in rows
-    }
-    return [
-        Beside(
-            "contamination",
-            verdicts,
-            NOT_PROBED,
-            "Contamination: the probe's verdict (below); "
-            f"'{OTHER_CONVERSATIONS}': the probe did not read the conversations the Composite "
-            "did, and says nothing of those it did not read.",
-        )
-    ]
-
-
-OTHER_CONVERSATIONS = "other conversations"
-"""What the leaderboard's column adds where a verdict and a Composite cover different
-conversations (the section says how they differ)."""
+from ._report import Contamination, ContaminationPart, ContaminationRow
 
 
 def _composites(row: ContaminationRow) -> str:
@@ -125,10 +92,10 @@ def _row(r: ContaminationRow) -> list[str | float | int | None]:
     ]
 
 
-def _tables(report: ContaminationReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     """Has the model seen these conversations? The probe's verdict per model, beside its
     Composite (docs/contamination.md)."""
-    rows = report.contamination
+    rows = report.part(ContaminationPart).contamination
     rules = sorted({c.contamination.rule for c in rows if c.contamination.rule})
     empty = [
         f"{r.model} ({r.contamination.empty_completions})"

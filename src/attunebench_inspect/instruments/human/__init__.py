@@ -5,8 +5,40 @@ as runs (`_imports.py`); in the report, each person beside each model (`_compari
 `_section.py`); the `attunebench human` command (`_cli.py`).
 """
 
+from ...tools._instrument import Instrument
+from ._answers import (
+    Answers,
+    AnswersError,
+    asked_otherwise,
+    is_human,
+    problems_with_data,
+    read_answers,
+)
+from ._cli import add_human
+from ._comparison import human_part
 from ._replay import human_replay
+from ._section import SECTION
 
 DOC = "docs/human-baseline.md"
+INSTRUMENT = Instrument(
+    name="human",
+    doc=DOC,
+    report=human_part,
+    section=SECTION,
+    after="contamination",
+    commands=(add_human,),
+    is_person=is_human,
+)
+"""What the instrument gives the suite (tools/_instrument.py)."""
 
-__all__ = ["DOC", "human_replay"]
+__all__ = [
+    "DOC",
+    "INSTRUMENT",
+    "Answers",
+    "AnswersError",
+    "asked_otherwise",
+    "human_replay",
+    "is_human",
+    "problems_with_data",
+    "read_answers",
+]

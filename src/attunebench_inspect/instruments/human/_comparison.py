@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 from ..._util.bootstrap import Interval, mean_cis
 from ...score._catalog import PILLAR_NAMES
+from ...tools._instrument import Reported
 from ...tools.report._analyses import CANONICAL, Settings, any_value, by_mode, shared_ids
+from ...tools.report._build import Part, Scope
 from ...tools.report._run_table import RunTable
 from ._answers import is_human
 
@@ -52,3 +54,13 @@ def human_comparison(tables: Sequence[RunTable], settings: Settings) -> list[Hum
                         HumanComparison(mode, human.label, model.label, metric, len(ids), *values)
                     )
     return rows
+
+
+@dataclass(frozen=True)
+class HumanPart(Part):
+    human: list[HumanComparison]
+    """Each human run beside each model on their shared conversations."""
+
+
+def human_part(scope: Scope) -> Reported:
+    return Reported(HumanPart(human_comparison(scope.tables, scope.settings)))

@@ -22,7 +22,6 @@ from inspect_ai.util import Store
 
 from ..._parameters import TASK_VERSION
 from ..._util.files import FileProblem, output_folder
-from ...attunebench import MODE_TASKS
 from ...data._codebook import Codebook, load_codebook
 from ...data._load import LoadResult, load_conversations
 from ...data._source import DataSource
@@ -185,9 +184,10 @@ def replay(answers: Answers, source: DataSource, log_dir: str) -> Imported:
     log folder is written to directly: an object store's upload is whole or absent.)"""
     data = source.given if source.bundled else str(Path(source.given).resolve())
     book = None if source.codebook_given is None else str(Path(source.codebook_given).resolve())
-    # Logged under the same task name as a model run of its mode.
-    task = MODE_TASKS[answers.mode](data=data, codebook=book, shuffle_seed=answers.shuffle_seed)
+    # The registered task of its mode, by name: logged under the same task as a model run.
+    task = f"attunebench_inspect/{answers.mode}"
     arguments: dict[str, Any] = dict(
+        task_args={"data": data, "codebook": book, "shuffle_seed": answers.shuffle_seed},
         model=answers.model,
         model_args={"answers": str(Path(answers.path).resolve()), "data": data, "codebook": book},
         sample_id=answers.ids,

@@ -3,20 +3,13 @@ conversations both answered (docs/human-baseline.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
-
 from ...score._catalog import label
 from ...tools.report._analyses import FEW_CONVERSATIONS
-from ...tools.report._sections.base import MainReport, Section
+from ...tools.report._build import Report
+from ...tools.report._sections.base import Section
 from ...tools.report._table import Cell, Table, ci
 from ._answers import is_human
-from ._comparison import HumanComparison
-
-
-class HumanReport(MainReport, Protocol):
-    @property
-    def human(self) -> Sequence[HumanComparison]: ...
+from ._comparison import HumanComparison, HumanPart
 
 
 def _human_row(h: HumanComparison) -> list[Cell]:
@@ -32,7 +25,7 @@ def _human_row(h: HumanComparison) -> list[Cell]:
     ]
 
 
-def _tables(report: HumanReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     """Humans beside models, where the logs have a human run."""
     humans = sorted({r.model for r in report.runs if is_human(r.model)})
     if not humans:
@@ -50,7 +43,7 @@ def _tables(report: HumanReport) -> list[Table]:
                 "model",
                 "human - model",
             ],
-            [_human_row(h) for h in report.human],
+            [_human_row(h) for h in report.part(HumanPart).human],
             "Every row is over the conversations both the person and the model answered; the "
             "difference is paired per conversation. (few): fewer than "
             f"{FEW_CONVERSATIONS} conversations, where the interval says more than the estimate.",

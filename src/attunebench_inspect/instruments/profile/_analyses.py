@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._util.bootstrap import EMPTY, Interval
 from ...data._schema import NO_DIAGNOSIS
+from ...tools._instrument import Reported
 from ...tools.report._analyses import (
     CANONICAL,
     NAN,
@@ -21,9 +22,11 @@ from ...tools.report._analyses import (
     or_low,
     spearman_rho,
 )
+from ...tools.report._build import Part, Scope
+from ...tools.report._logs import RunInfo
 from ...tools.report._run_table import CHANCE_LABEL, Conversation, RunTable
 from ._catalog import PROFILE_METRICS, UNPLACED_LABELS, in_groups
-from ._table import NAMED, PLACED
+from ._table import NAMED, PLACED, is_profile_run, profile_table
 
 METRICS = tuple(s.name for s in PROFILE_METRICS)
 PROFILE_SUMMARY = in_groups("headline", "part")
@@ -179,3 +182,32 @@ def profile_capability(
         }
         result.append(ProfileCapability(mode, models, mine, metrics, spearman))
     return result
+
+
+@dataclass(frozen=True)
+class ProfilePart(Part):
+    profile: list[ProfileRow]
+    """The profile task's runs: every profile metric with its bootstrap interval."""
+    diagnosis_inference: list[DiagnosisInference]
+    profile_capability: list[ProfileCapability]
+
+    def alone(self) -> bool:
+        return True
+
+
+def profile_part(scope: Scope) -> Reported:
+    """The profile task's runs (cut by `--where`, as the main task's), their analyses and the
+    capability split across both tasks."""
+    tables = [scope.kept(profile_table(r)) for r in scope.runs if is_profile_run(r)]
+    version = scope.main.task_version
+    return Reported(
+        ProfilePart(
+            profile=profile_leaderboard(tables, scope.settings),
+            diagnosis_inference=diagnosis_inference(tables),
+            profile_capability=profile_capability(scope.tables, tables),
+        ),
+        [
+            RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location, version)
+            for t in tables
+        ],
+    )

@@ -3,41 +3,32 @@ vs reported, and the rank correlation with the main task across models (docs/pro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
-
 from ...score._catalog import label as main_label
-from ...tools.report._sections.base import MainReport, Section, at_version
+from ...tools.report._build import Report
+from ...tools.report._sections.base import Section, at_version
 from ...tools.report._table import Table, ci, nothing_to_show, number
-from ._analyses import DiagnosisInference, ProfileCapability, ProfileRow
+from ._analyses import ProfilePart
 from ._catalog import PROFILE_METRICS, in_groups, label
 
 PROFILE_SUMMARY = in_groups("headline", "part")
 _ORDER = {s.name: i for i, s in enumerate(PROFILE_METRICS)}
 
 
-class ProfileReport(MainReport, Protocol):
-    @property
-    def profile(self) -> Sequence[ProfileRow]: ...
-    @property
-    def diagnosis_inference(self) -> Sequence[DiagnosisInference]: ...
-    @property
-    def profile_capability(self) -> Sequence[ProfileCapability]: ...
-
-
-def _tables(report: ProfileReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     """The profile task, where the logs have a profile run."""
-    if not report.profile:
+    if not report.part(ProfilePart).profile:
         return []
     return [*_profile_scores(report), _profile_diagnoses(report), *_profile_capability(report)]
 
 
-def _profile_scores(report: ProfileReport) -> list[Table]:
+def _profile_scores(report: Report) -> list[Table]:
+    rows = report.part(ProfilePart).profile
     parts = [*PROFILE_SUMMARY, "profile_parse_failure_rate"]
     fields = [
         m
         for m in sorted(
-            {m for r in report.profile for m in r.metrics}, key=lambda m: _ORDER.get(m, len(_ORDER))
+            {m for r in rows for m in r.metrics},
+            key=lambda m: _ORDER.get(m, len(_ORDER)),
         )
         if m not in parts
     ]
@@ -59,7 +50,7 @@ def _profile_scores(report: ProfileReport) -> list[Table]:
                     ),
                     r.unplaced,
                 ]
-                for r in report.profile
+                for r in rows
             ],
             "What a model infers about a person from a conversation: a capability and a privacy "
             "risk, not a diagnostic tool (docs/profile.md). 'chance' is attunebench/random. "
@@ -68,16 +59,19 @@ def _profile_scores(report: ProfileReport) -> list[Table]:
         ),
         Table(
             "Profile prediction: every field (95% bootstrap CI)",
-            ["metric", *(r.model for r in report.profile)],
+            ["metric", *(r.model for r in rows)],
             [
-                [label(m), *(ci(r.metrics[m]) if m in r.metrics else "-" for r in report.profile)]
+                [
+                    label(m),
+                    *(ci(r.metrics[m]) if m in r.metrics else "-" for r in rows),
+                ]
                 for m in fields
             ],
         ),
     ]
 
 
-def _profile_diagnoses(report: ProfileReport) -> Table:
+def _profile_diagnoses(report: Report) -> Table:
     return Table(
         "Profile prediction: diagnoses named vs reported",
         [
@@ -101,7 +95,7 @@ def _profile_diagnoses(report: ProfileReport) -> Table:
                 number(d.recall),
                 d.answers,
             ]
-            for d in report.diagnosis_inference
+            for d in report.part(ProfilePart).diagnosis_inference
         ],
         "Base rate: the share of answers whose participant reported the diagnosis; named in: "
         "the share of answers naming it (above the base rate: named more often than "
@@ -110,9 +104,9 @@ def _profile_diagnoses(report: ProfileReport) -> Table:
     )
 
 
-def _profile_capability(report: ProfileReport) -> list[Table]:
+def _profile_capability(report: Report) -> list[Table]:
     result = []
-    for split in report.profile_capability:
+    for split in report.part(ProfilePart).profile_capability:
         title = (
             "Spearman rank correlation across models: profile task vs main-task metrics "
             f"({split.mode})"

@@ -11,6 +11,20 @@ scores a stored walk against both label sets through the scorers' own `score_con
 section, `_section.py`; `reannotation_df`), and `_power` is the simulation that sizes a study.
 """
 
-DOC = "docs/third-party.md"
+from ...tools._instrument import Instrument
+from ._report import OPTIONS, reannotation_part, third_party_df
+from ._section import SECTION
+from ._study import ThirdPartyError
 
-__all__ = ["DOC"]
+DOC = "docs/third-party.md"
+INSTRUMENT = Instrument(
+    name="reannotation",
+    doc=DOC,
+    report=reannotation_part,
+    section=SECTION,
+    after="profile",
+    options=OPTIONS,
+)
+"""What the instrument gives the suite (tools/_instrument.py)."""
+
+__all__ = ["DOC", "INSTRUMENT", "ThirdPartyError", "third_party_df"]

@@ -33,7 +33,7 @@ from ...data._split import BinaryTruth, GroundTruth, TurnTruth, VisibleConversat
 from ...solve._modes import SPECS
 from ...solve._schemas import BRANCHES
 from ...solve._solver import pairwise_view
-from ..human._answers import (
+from ..human import (
     Answers,
     AnswersError,
     asked_otherwise,

@@ -4,24 +4,21 @@ per mode the self-specific gain and the reviewer's test (docs/third-party.md).""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ...score._catalog import label
-from ...tools.report._sections.base import MainReport, Section
+from ...tools.report._build import Report
+from ...tools.report._sections.base import Section
 from ...tools.report._table import Table, ci
 from ._agreement import Agreement
 from ._kappa import COEFFICIENT
+from ._report import ReannotationPart
 from ._separability import RULE
 from ._study import ModeStudy, ThirdPartySection
 from ._tasks import TASK_LABELS
 
 if TYPE_CHECKING:  # figures need the `plots` extra
     from ...tools.report._plot import Chart
-
-
-class ReannotationReport(MainReport, Protocol):
-    @property
-    def third_party(self) -> ThirdPartySection | None: ...
 
 
 _LABEL_FIELDS = {
@@ -45,9 +42,9 @@ def _task(name: str | None) -> str:
     return TASK_LABELS.get(name, name) if name is not None else _QUESTIONNAIRE
 
 
-def _tables(report: ReannotationReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     """Every run against third-party labels, where the report was given answer files."""
-    study = report.third_party
+    study = report.part(ReannotationPart).third_party
     if study is None:
         return []
     result = [_annotators(study)]
@@ -255,11 +252,12 @@ def _pair_table(mode: ModeStudy) -> Table:
     )
 
 
-def _charts(report: ReannotationReport, mode: str) -> Iterator[Chart]:
+def _charts(report: Report, mode: str) -> Iterator[Chart]:
     from ...tools.report._plot import Chart
     from ._charts import third_party
 
-    studied = report.third_party.modes if report.third_party else []
+    found = report.part(ReannotationPart).third_party
+    studied = found.modes if found else []
     for study in (s for s in studied if s.mode == mode and s.gains):
         yield Chart(f"third_party_{mode}", mode, third_party(study))
 

@@ -21,7 +21,7 @@ from inspect_ai.util import Store
 
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ...data._codebook import Codebook
-from ...data._problems import InputError
+from ...data._problems import Problems
 from ...data._samples import truth_of, visible_of
 from ...data._split import GroundTruth, VisibleConversation
 from ...solve._store import read_walk
@@ -42,15 +42,11 @@ SELF, THIRD_PARTY = "self", "third_party"
 Values = dict[str, float]
 
 
-class ThirdPartyError(InputError):
+class ThirdPartyError(Problems):
     """Answer files, identities or logs that cannot be used together, one located line each."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        super().__init__(
-            f"{len(self.problems)} problem(s) with the third-party labels:\n"
-            + "\n".join(self.problems)
-        )
+        super().__init__(problems, "the third-party labels")
 
 
 @dataclass(frozen=True)

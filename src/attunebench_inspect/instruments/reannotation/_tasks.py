@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, mean_cis
 from ...providers import BASELINE_PROVIDER
 from ...score import _metrics as m
-from ..human._answers import is_human
+from ..human import is_human
 
 NAN = float("nan")
 

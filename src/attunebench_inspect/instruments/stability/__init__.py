@@ -12,6 +12,7 @@ and judge answers (`_record.py`) and writes the run's figures into the log heade
 priced by the estimate) and its command (`_cli.py`).
 """
 
+from ...tools._instrument import Catalog, Instrument
 from ._agreement import (
     Agreement,
     JudgeProfile,
@@ -19,6 +20,8 @@ from ._agreement import (
     judge_profile,
     krippendorff_reading,
 )
+from ._catalog import stability_markdown
+from ._cli import add_plan
 from ._plan import Pilot, PricedRow, pilot_from_logs, plan_document, plan_lines, plan_rows, priced
 from ._position import (
     UNIFORM_CHANCE,
@@ -44,6 +47,7 @@ from ._power import (
     variances_from_pilot,
 )
 from ._ranks import RankStability, rank_stability
+from ._report import run_stability, stability_part
 from ._retest import (
     KOO_LI_BANDS,
     Icc,
@@ -71,14 +75,28 @@ from ._rules import (
     RULES,
 )
 from ._scorer import stability_figures, stability_scorer
+from ._section import SECTION
 
 DOC = "docs/stability.md"
+INSTRUMENT = Instrument(
+    name="stability",
+    doc=DOC,
+    report=stability_part,
+    of_run=run_stability,
+    section=SECTION,
+    after="perspective",
+    main_task_scorers=(stability_scorer,),
+    commands=(add_plan,),
+    catalog=Catalog(stability_markdown),
+)
+"""What the instrument gives the suite (tools/_instrument.py)."""
 
 __all__ = [
     "BIAS_ALPHA",
     "BIAS_MARGIN",
     "COLLAPSE_SHARE",
     "DOC",
+    "INSTRUMENT",
     "KOO_LI_BANDS",
     "MAX_CONVERSATIONS",
     "MIN_AGREEMENT_UNITS",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -15,27 +15,18 @@ from ...data._problems import InputError
 from ...score._panel import ANSWER_DOMAIN, RATING_DOMAIN, panel_rating
 from ...solve._identity import SelfJudge
 from ...solve._judges import panel_roles, self_judging
+from ...tools._instrument import Reported
 from ...tools.report._analyses import PHRASING_EFFECTS, Gap, Settings
+from ...tools.report._build import Part, Scope
 from ...tools.report._logs import Run
 from ...tools.report._run_table import CHANCE_LABEL, RunTable
-from . import (
-    RANK_SETTLED,
-    RULES,
-    Agreement,
-    JudgeProfile,
-    PositionBias,
-    PositionConsistency,
-    RetestReliability,
-    judge_agreement,
-    judge_profile,
-    position_bias,
-    position_consistency,
-    rank_stability,
-    retest_reliability,
-)
-from ._agreement import panel_data
+from ._agreement import Agreement, JudgeProfile, judge_agreement, judge_profile, panel_data
 from ._log_figures import draft_digests, judged_drafts
+from ._position import PositionBias, PositionConsistency, position_bias, position_consistency
+from ._ranks import rank_stability
 from ._record import StabilityRecord, records_of
+from ._retest import RetestReliability, retest_reliability
+from ._rules import RANK_SETTLED, RULES
 
 
 @dataclass(frozen=True)
@@ -183,10 +174,9 @@ def _panel(
     return agreement, leniency
 
 
-def run_stability(
-    run: Run, table: RunTable, gaps: Sequence[Gap], settings: Settings
-) -> RunStability:
-    """Every stability figure of one run (its table already filtered by `--where`)."""
+def run_stability(run: Run, table: RunTable, settings: Settings) -> RunStability:
+    """Every stability figure of one run that its records give (its table already filtered by
+    `--where`); the phrasing effect is the report's (`stability_part`)."""
     draws = {"resamples": settings.resamples, "seed": settings.seed}
     records = records_of(table)
     choices = [c for r in records for c in r.choices]
@@ -199,11 +189,7 @@ def run_stability(
         conversations=len(table.conversations),
         position_bias=position_bias(choices, **draws),
         position_consistency=position_consistency(choices, **draws),
-        phrasing_effect=[
-            g
-            for g in gaps
-            if g.model == table.label and g.mode == table.mode and g.label in PHRASING_EFFECTS
-        ],
+        phrasing_effect=[],
         test_retest=retest_reliability(table.epoch_composites),
         judges=judges,
         judge_agreement=agreement,
@@ -212,6 +198,37 @@ def run_stability(
         self_judge_allowed=allowed,
         records=bool(records),
         judge_note=_judge_note(table, records, bool(judged_drafts(records))) if judges else "",
+    )
+
+
+@dataclass(frozen=True)
+class StabilityPart(Part):
+    """The report's stability: per run, and per mode across models."""
+
+    stability: list[RunStability]
+    """Per run: position, reruns, the judge panel (docs/stability.md)."""
+    rank_stability: list[RankTable]
+    """Per mode: how often each pair of models keeps its order over bootstrap replicates."""
+
+
+def _phrasing(run: RunStability, gaps: Sequence[Gap]) -> RunStability:
+    """A run's dual-phrasing answers among the report's perspective gaps."""
+    mine = [
+        g
+        for g in gaps
+        if g.model == run.model and g.mode == run.mode and g.label in PHRASING_EFFECTS
+    ]
+    return replace(run, phrasing_effect=mine)
+
+
+def stability_part(scope: Scope) -> Reported:
+    """Each main-task run's stability (read while its records were held) and the rank stability
+    of each mode's models."""
+    return Reported(
+        StabilityPart(
+            stability=[_phrasing(run, scope.main.perspective) for run in scope.of_runs],
+            rank_stability=rank_tables(scope.models, scope.settings),
+        )
     )
 
 

@@ -7,7 +7,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from ...data._samples import truth_of
-from ...score._scorers import add_to_main_task, scored_walk
+from ...score._scorers import scored_walk
 from ._log_figures import log_metrics
 from ._record import read_record, stability_record
 
@@ -24,7 +24,6 @@ def stability_figures() -> Metric:
     return calculate
 
 
-@add_to_main_task
 @scorer(metrics=[stability_figures()])
 def stability_scorer(codebook: str | None = None) -> Scorer:
     """What the stability instruments read of each sample and epoch (its metadata: the epoch,

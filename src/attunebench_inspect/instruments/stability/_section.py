@@ -4,13 +4,14 @@ content, reruns, the judge panel, self-judging and rank stability (docs/stabilit
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..._util.verdict import cannot_decide
 from ...tools.report._analyses import PHRASING_EFFECTS
-from ...tools.report._sections.base import MainReport, Section
+from ...tools.report._build import Report
+from ...tools.report._sections.base import Section
 from ...tools.report._table import Cell, Table, ci, number, sentence
-from ._report import RankTable, RunStability
+from ._report import RunStability, StabilityPart
 from ._retest import Icc
 from ._rules import RULES
 
@@ -18,16 +19,9 @@ if TYPE_CHECKING:  # figures need the `plots` extra
     from ...tools.report._plot import Chart
 
 
-class StabilityReport(MainReport, Protocol):
-    @property
-    def stability(self) -> Sequence[RunStability]: ...
-    @property
-    def rank_stability(self) -> Sequence[RankTable]: ...
-
-
-def _tables(report: StabilityReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     """Does the score hold still? Position and phrasing, reruns, the judge panel, ranks."""
-    runs = report.stability
+    runs = report.part(StabilityPart).stability
     if not runs:
         return []
     return [
@@ -171,8 +165,8 @@ def _self_judge(run: RunStability, role: str) -> str:
     return f"{relation.upper()}{' (allowed)' if run.self_judge_allowed else ''}"
 
 
-def _judge_tables(report: StabilityReport) -> list[Table]:
-    judged = [r for r in report.stability if r.judges]
+def _judge_tables(report: Report) -> list[Table]:
+    judged = [r for r in report.part(StabilityPart).stability if r.judges]
     if not judged:
         return []
     agreement = Table(
@@ -234,9 +228,9 @@ def _leniency_rows(judged: Sequence[RunStability]) -> list[list[Cell]]:
     return rows
 
 
-def _rank_tables(report: StabilityReport) -> list[Table]:
+def _rank_tables(report: Report) -> list[Table]:
     result = []
-    for ranks in report.rank_stability:
+    for ranks in report.part(StabilityPart).rank_stability:
         pairs = [(i, j) for i in range(len(ranks.models)) for j in range(i + 1, len(ranks.models))]
         settled = sum(ranks.settled[i][j] for i, j in pairs)
         result.append(
@@ -265,14 +259,15 @@ def _rank_tables(report: StabilityReport) -> list[Table]:
     return result
 
 
-def _charts(report: StabilityReport, mode: str) -> Iterator[Chart]:
+def _charts(report: Report, mode: str) -> Iterator[Chart]:
     from ...tools.report._plot import Chart
     from ._charts import position_shares, rank_matrix
 
-    runs = [r for r in report.stability if r.mode == mode and r.position_bias.positions]
+    part = report.part(StabilityPart)
+    runs = [r for r in part.stability if r.mode == mode and r.position_bias.positions]
     if runs:
         yield Chart(f"position_{mode}", mode, position_shares(mode, runs))
-    for ranks in (r for r in report.rank_stability if r.mode == mode):
+    for ranks in (r for r in part.rank_stability if r.mode == mode):
         yield Chart(f"rank_stability_{mode}", mode, rank_matrix(ranks))
 
 

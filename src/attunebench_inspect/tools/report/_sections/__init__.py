@@ -1,7 +1,8 @@
 """The main task's sections of the report, one module a section: its tables and its figures.
 The suite lists them with the instruments' (_suite/render.py)."""
 
-from .base import Beside, MainReport, Section
+from .._build import Beside
+from .base import Section
 from .capability import SECTION as CAPABILITY
 from .distinguishability import SECTION as DISTINGUISHABILITY
 from .leaderboard import SECTION as LEADERBOARD
@@ -21,6 +22,5 @@ __all__ = [
     "SCOPE",
     "SUBGROUPS",
     "Beside",
-    "MainReport",
     "Section",
 ]

@@ -1,33 +1,16 @@
-"""What a section of the report is (`Section`: its tables, and its figures per mode), what it
-may read of the report (`MainReport`: the main task's part, which every report has), and the
-phrases sections share.
-
-A section reads the report through a protocol, not the suite's `Report` class, so that it
-imports nothing above it: an instrument's section names what it reads in a protocol of its own
-that extends `MainReport` (instruments/stability/_section.py), and the suite's `Report`
-satisfies them all (_suite/report.py).
+"""What a section of the report is (`Section`: its tables, and its figures per mode), and the
+phrases sections share. A section reads the report (`_build.Report`): the main task's sections its
+fields, an instrument's section its own part (`Report.part`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
-from .._analyses import (
-    FEW_CONVERSATIONS,
-    CapabilitySplit,
-    Drift,
-    Gap,
-    LeaderRow,
-    ModeDelta,
-    Operations,
-    PairDifference,
-    SubgroupRow,
-    WinRates,
-)
-from .._compared import Compared
-from .._logs import RunInfo, Skipped
+from .._analyses import FEW_CONVERSATIONS, Drift
+from .._build import Report
 from .._table import Table
 
 if TYPE_CHECKING:  # figures need the `plots` extra
@@ -35,86 +18,23 @@ if TYPE_CHECKING:  # figures need the `plots` extra
 
 
 @dataclass(frozen=True)
-class Beside:
-    """A column an instrument puts beside the Composite on the leaderboard, so that no reader
-    sees one without the other (the contamination verdict)."""
-
-    column: str
-    values: dict[str, str]
-    """By the model's name on the leaderboard."""
-    missing: str
-    """What a model without a value shows."""
-    note: str
-    """The sentence the leaderboard's note adds."""
-
-
-class MainReport(Protocol):
-    """The part of the report every section may read: the main task's runs and analyses."""
-
-    @property
-    def resamples(self) -> int: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def where(self) -> str | None: ...
-    @property
-    def compare(self) -> str | None: ...
-    @property
-    def task_version(self) -> str: ...
-    @property
-    def versions(self) -> dict[str, int]: ...
-    @property
-    def compared(self) -> Sequence[Compared]: ...
-    @property
-    def runs(self) -> Sequence[RunInfo]: ...
-    @property
-    def skipped(self) -> Sequence[Skipped]: ...
-    @property
-    def leaderboard(self) -> Sequence[LeaderRow]: ...
-    @property
-    def distinguishability(self) -> Sequence[PairDifference]: ...
-    @property
-    def distinguished(self) -> dict[str, dict[str, list[int]]]: ...
-    @property
-    def perspective(self) -> Sequence[Gap]: ...
-    @property
-    def drift(self) -> Sequence[Drift]: ...
-    @property
-    def capability(self) -> Sequence[CapabilitySplit]: ...
-    @property
-    def win_rates(self) -> Sequence[WinRates]: ...
-    @property
-    def mode_deltas(self) -> Sequence[ModeDelta]: ...
-    @property
-    def operations(self) -> Sequence[Operations]: ...
-    @property
-    def subgroups(self) -> Sequence[SubgroupRow]: ...
-    def beside_composite(self) -> list[Beside]:
-        """The instruments' columns beside the Composite."""
-        ...
-
-
-R = TypeVar("R", contravariant=True)
-
-
-@dataclass(frozen=True)
-class Section(Generic[R]):
+class Section:
     """A section of the report: its tables (none where it has nothing to show), and its figures
     of a mode (matplotlib, imported only where figures are drawn)."""
 
     name: str
-    tables: Callable[[R], list[Table]]
-    charts: Callable[[R, str], Iterator[Chart]] | None = None
+    tables: Callable[[Report], list[Table]]
+    charts: Callable[[Report, str], Iterator[Chart]] | None = None
 
 
-def models_besides_chance(report: MainReport) -> dict[str, int]:
+def models_besides_chance(report: Report) -> dict[str, int]:
     """Per mode, how many models besides the chance baseline (what pairs and ranks are over)."""
     counts = {r.mode: 0 for r in report.leaderboard}
     counts.update({c.mode: len(c.models) for c in report.capability})
     return counts
 
 
-def shown_drift(report: MainReport) -> list[Drift]:
+def shown_drift(report: Report) -> list[Drift]:
     """Turn drift rows worth showing: a mode's pooled "all models" rows only where they pool two
     or more models (with one they repeat its rows)."""
     ranked = {(r.model, r.mode) for r in report.leaderboard}
@@ -122,12 +42,12 @@ def shown_drift(report: MainReport) -> list[Drift]:
     return [d for d in report.drift if (d.model, d.mode) in ranked or d.mode in pooled]
 
 
-def no_pairs(report: MainReport) -> str:
+def no_pairs(report: Report) -> str:
     have = ", ".join(f"{mode}: {n}" for mode, n in models_besides_chance(report).items())
     return f"No model pairs: a pair needs two models besides chance in a mode ({have})."
 
 
-def no_mode_deltas(report: MainReport) -> str:
+def no_mode_deltas(report: Report) -> str:
     modes = sorted({r.mode for r in report.leaderboard})
     if len(modes) < 2:
         return f"No mode deltas: the logs have one mode ({', '.join(modes)}); run another."
@@ -137,11 +57,11 @@ def no_mode_deltas(report: MainReport) -> str:
 PILLARS = ("emotion_pillar", "evaluation_pillar", "holistic_pillar")
 
 
-def at_version(report: MainReport, joint: str = ", ") -> str:
+def at_version(report: Report, joint: str = ", ") -> str:
     return f"{joint}task version {report.task_version}" if report.task_version else ""
 
 
-def versions_note(report: MainReport) -> str:
+def versions_note(report: Report) -> str:
     """Which task versions the logs hold, where they hold more than the one reported."""
     if len(report.versions) < 2:
         return ""
@@ -156,7 +76,7 @@ def versions_note(report: MainReport) -> str:
     )
 
 
-def few_runs(report: MainReport) -> str:
+def few_runs(report: Report) -> str:
     """The leaderboard's note on runs over few conversations (a human answers a few)."""
     few = [
         f"{r.model} ({r.mode}, {r.composite.n})"

@@ -7,18 +7,19 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ....score._catalog import label
+from .._build import Report
 from .._table import Table, nothing_to_show, number, too_few
-from .base import MainReport, Section, models_besides_chance
+from .base import Section, models_besides_chance
 
 if TYPE_CHECKING:  # figures need the `plots` extra
     from .._plot import Chart
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     return [t for mode in models_besides_chance(report) for t in _ranks(report, mode)]
 
 
-def _ranks(report: MainReport, mode: str) -> list[Table]:
+def _ranks(report: Report, mode: str) -> list[Table]:
     """Capability split, Spearman matrix and win rates of one mode; each needs enough models
     besides chance, and says so where the logs have too few."""
     have = models_besides_chance(report)[mode]
@@ -70,7 +71,7 @@ def _ranks(report: MainReport, mode: str) -> list[Table]:
     ]
 
 
-def _charts(report: MainReport, mode: str) -> Iterator[Chart]:
+def _charts(report: Report, mode: str) -> Iterator[Chart]:
     from .._charts import spearman, win_rates
     from .._plot import Chart
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ....score._catalog import label
+from .._build import Report
 from .._table import Cell, Table, ci
-from .base import MainReport, Section, no_pairs
+from .base import Section, no_pairs
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     counts: list[list[Cell]] = [
         [mode, label(metric), f"{d} of {n}"]
         for mode, per in report.distinguished.items()

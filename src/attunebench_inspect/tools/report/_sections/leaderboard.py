@@ -7,14 +7,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ....score._catalog import label
+from .._build import Report
 from .._table import Table, catalog_order, ci
-from .base import PILLARS, MainReport, Section, at_version, few_runs, versions_note
+from .base import PILLARS, Section, at_version, few_runs, versions_note
 
 if TYPE_CHECKING:  # figures need the `plots` extra
     from .._plot import Chart
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     # An instrument's reading of a model (the contamination verdict) sits beside its Composite,
     # so that no reader sees one without the other (ARCHITECTURE.md, "Validity instruments").
     beside = report.beside_composite()
@@ -61,7 +62,7 @@ def _tables(report: MainReport) -> list[Table]:
     return [board, *per_mode]
 
 
-def _charts(report: MainReport, mode: str) -> Iterator[Chart]:
+def _charts(report: Report, mode: str) -> Iterator[Chart]:
     from .._charts import composite_bars, metric_heatmap
     from .._plot import Chart
 

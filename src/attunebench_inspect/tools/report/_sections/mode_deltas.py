@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from ....score._catalog import label
 from ....solve._modes import PRIMARY
+from .._build import Report
 from .._table import Table, number
-from .base import MainReport, Section, no_mode_deltas
+from .base import Section, no_mode_deltas
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     return [
         Table(
             f"Mode deltas (mode - {PRIMARY}, shared conversations)",

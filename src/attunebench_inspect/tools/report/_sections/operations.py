@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ....score._catalog import label
+from .._build import Report
 from .._table import Cell, Table, number
-from .base import MainReport, Section
+from .base import Section
 
 
-def _failures(report: MainReport) -> Table:
+def _failures(report: Report) -> Table:
     return Table(
         "Operations: parse failures and errors",
         [
@@ -34,7 +35,7 @@ def _failures(report: MainReport) -> Table:
     )
 
 
-def _costs(report: MainReport) -> Table:
+def _costs(report: Report) -> Table:
     return Table(
         "Operations: tokens and time per conversation (every role's calls)",
         [
@@ -61,7 +62,7 @@ def _costs(report: MainReport) -> Table:
     )
 
 
-def _roles(report: MainReport) -> Table:
+def _roles(report: Report) -> Table:
     return Table(
         "Tokens by role (whole run): the evaluated model and each judge",
         ["mode", "model", "role (or the evaluated model)", "input", "output", "cache read",
@@ -75,7 +76,7 @@ def _roles(report: MainReport) -> Table:
     )  # fmt: skip
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     errored: list[list[Cell]] = [
         [o.model, o.mode, sid, reason]
         for o in report.operations

@@ -8,14 +8,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ....score._catalog import label
+from .._build import Report
 from .._table import Table, ci, number
-from .base import MainReport, Section, shown_drift
+from .base import Section, shown_drift
 
 if TYPE_CHECKING:  # figures need the `plots` extra
     from .._plot import Chart
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     return [
         Table(
             "Perspective gap (percentage points) and phrasing effect",
@@ -44,7 +45,7 @@ def _tables(report: MainReport) -> list[Table]:
     ]
 
 
-def _charts(report: MainReport, mode: str) -> Iterator[Chart]:
+def _charts(report: Report, mode: str) -> Iterator[Chart]:
     from .._charts import drift, perspective
     from .._plot import Chart
 

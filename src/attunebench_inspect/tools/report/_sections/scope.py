@@ -4,9 +4,10 @@ runs over other conversations were set aside, and why (`_compared.py`)."""
 
 from __future__ import annotations
 
+from .._build import Report
 from .._compared import SYNTHETIC
 from .._table import Table
-from .base import MainReport, Section, at_version
+from .base import Section, at_version
 
 RULE = (
     "Each task ranks only runs over one conversation set: the largest among the logs (the most "
@@ -16,14 +17,14 @@ RULE = (
 )
 
 
-def title(report: MainReport) -> str:
+def title(report: Report) -> str:
     """The report's first line: the data set's nature, then what the report compares."""
     synthetic = any(c.synthetic for c in report.compared)
     head = f"{SYNTHETIC[:1].upper()}{SYNTHETIC[1:]}. " if synthetic else ""
     return f"{head}What this report compares{at_version(report)}"
 
 
-def _note(report: MainReport) -> str:
+def _note(report: Report) -> str:
     synthetic = (
         "The bundled set's conversations were written for this project: its scores are demo and "
         "test numbers and say nothing of how a model does on the real data. "
@@ -35,7 +36,7 @@ def _note(report: MainReport) -> str:
     return synthetic + said + RULE
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     if not report.compared:
         return []
     return [

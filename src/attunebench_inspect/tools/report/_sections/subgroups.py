@@ -6,21 +6,22 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ....score._catalog import label
+from .._build import Report
 from .._table import Table, ci
-from .base import MainReport, Section
+from .base import Section
 
 if TYPE_CHECKING:  # figures need the `plots` extra
     from .._plot import Chart
 
 
-def _left_out(report: MainReport) -> list[str]:
+def _left_out(report: Report) -> list[str]:
     compared = {(s.model, s.mode) for s in report.subgroups}
     return [
         f"{r.model} ({r.mode})" for r in report.leaderboard if (r.model, r.mode) not in compared
     ]
 
 
-def _tables(report: MainReport) -> list[Table]:
+def _tables(report: Report) -> list[Table]:
     if not report.compare:
         return []
     left_out = _left_out(report)
@@ -51,7 +52,7 @@ def _tables(report: MainReport) -> list[Table]:
     ]
 
 
-def _charts(report: MainReport, mode: str) -> Iterator[Chart]:
+def _charts(report: Report, mode: str) -> Iterator[Chart]:
     from .._charts import subgroup
     from .._plot import Chart
 
