@@ -1,6 +1,6 @@
 """The bill a provider's prompt cache makes of a run, measured against loopback endpoints that
 follow each provider's documented cache rules
-(src/attunebench_inspect/tools/estimate/cache/rules.py), beside the estimate's prediction and the
+(src/attunebench_inspect/tools/estimate/_cache/rules.py), beside the estimate's prediction and the
 structural limit; and the wall time of the bundled run, this code against an
 earlier revision, from the same bench run.
 

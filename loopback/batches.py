@@ -1,8 +1,9 @@
 """OpenAI's Batch API and Anthropic's Message Batches API on the loopback endpoint
-(baselines/endpoint.py), for running Inspect's `--batch` offline.
+(loopback/endpoint.py), for running Inspect's `--batch` offline.
 
 Each follows its provider's API reference, as far as Inspect's batchers use it
-(inspect_ai/model/_providers/_openai_batch.py and _anthropic_batch.py, through the SDK clients):
+(inspect_ai/model/_providers/_openai_batch.py and inspect_ai/model/_providers/_anthropic_batch.py,
+through the SDK clients):
 
 - OpenAI: `POST /v1/files` (multipart, purpose `batch`: JSONL lines of {custom_id, method, url,
   body}), `POST /v1/batches` {input_file_id, endpoint, completion_window}, `GET /v1/batches/{id}`

@@ -4,11 +4,11 @@ benchmarks and tests of what we cannot reach from here.
 It answers every AttuneBench call validly: from the request's response schema where one is sent
 (the random baseline's filler), else from the answer shape the prompt states, else with a short
 reply (a draft). With a cache model (`EndpointConfig.cache`: a provider's documented prompt-cache
-rules, prompt_cache/rules.py) it counts what each request reads from and writes to the provider's
+rules, tools/estimate/_cache/rules.py) it counts what each request reads from and writes to the provider's
 cache and reports it in the usage fields that provider uses. It waits a configurable latency, can
 inject provider faults at given rates, listens on loopback only, records per-request timing and
 concurrency, and stops by itself after `max_requests` or `max_seconds`. Batch APIs
-(baselines/batches.py) answer through `complete`, as the provider's batch workers would.
+(loopback/batches.py) answer through `complete`, as the provider's batch workers would.
 
     python -m loopback.endpoint --port 8765 --latency 0.2 --cache anthropic
 """
@@ -119,7 +119,7 @@ class EndpointConfig:
     cache_min_tokens: int | None = None
     """The rules' minimum cacheable length, for a model whose minimum differs."""
     tokenizer: str | None = None
-    """How prompts are counted (estimate/tokens.py); default: o200k_base where installed."""
+    """How prompts are counted (tools/estimate/_tokens.py); default: o200k_base where installed."""
 
 
 def _text_of(content: object) -> str:
@@ -159,7 +159,7 @@ class Endpoint:
             rules = CacheRules(**{**rules.__dict__, "min_tokens": self.config.cache_min_tokens})
         self.cache = PromptCache(rules, self.tokens) if rules else None
         self.routes: dict[tuple[str, str], Callable[[BaseHTTPRequestHandler, bytes], None]] = {}
-        """(method, path prefix) -> handler, for the batch APIs (baselines/batches.py)."""
+        """(method, path prefix) -> handler, for the batch APIs (loopback/batches.py)."""
         self._lock = threading.Lock()
         self._in_flight = 0
         self._count = 0

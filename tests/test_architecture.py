@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import importlib
 import io
+import os
 import re
 import subprocess
 import sys
@@ -357,6 +358,89 @@ def test_the_module_tables_of_the_architecture_match_the_tree() -> None:
             tree.setdefault(folder, set()).add(path.name)
     documented = {folder: files for folder, files in _documented().items() if files}
     assert documented == tree
+
+
+# --- every name true: the files named in code, comments and docs exist ------------------------
+
+_NAMED_FILE = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w-]+\.(?:py|md))(?![\w/])")
+NAMED_ELSEWHERE = {
+    "rejudge.py": "the original AttuneBench release's script (seed 003)",
+    "predict_profile.py": "the original AttuneBench release's script (seed 003)",
+    "convert_hf_to_gguf.py": "llama.cpp's converter (scripts/llama-server.sh builds llama.cpp)",
+    "script.py": "a test's argv[0]",
+    "../docs/stability.md": "a link of scorers/METRICS.md, which the stability catalog writes",
+}
+"""Files named in the repository that are not in it, and where they are."""
+
+
+def _names_a_file(name: str, where: str, tracked: set[str]) -> bool:
+    folder = Path(where).parent
+    candidates = {
+        name,
+        str(Path(os.path.normpath(folder / name))),
+        f"src/attunebench_inspect/{name}",
+    }
+    if candidates & tracked or name in NAMED_ELSEWHERE:
+        return True
+    if name.startswith("inspect_ai/"):  # Inspect's own source, as installed
+        return (Path(inspect_ai.__file__).parent.parent / name).is_file()
+    if "/" not in name:
+        return any(Path(t).name == name for t in tracked)
+    return any(t.endswith("/" + name) for t in tracked)
+
+
+def test_every_file_named_in_code_comments_and_docs_exists() -> None:
+    tracked = set(
+        subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    absent = [
+        f"{where}:{n}: {m.group(1)}"
+        for where in sorted(tracked)
+        if where.endswith((".py", ".md")) and not where.startswith("dataset/")
+        for n, line in enumerate((ROOT / where).read_text(encoding="utf-8").splitlines(), 1)
+        for m in _NAMED_FILE.finditer(line)
+        if not _names_a_file(m.group(1), where, tracked)
+    ]
+    assert absent == []
+
+
+_MODULE_PATH = re.compile(
+    r"`(?:attunebench_inspect\.)?((?:tools|solve|score|instruments|_suite|_util|providers)"
+    r"(?:\.[A-Za-z_]\w*)+)|(?<![\w.])attunebench_inspect((?:\.[A-Za-z_]\w*)+)"
+)
+
+
+def _resolves(dotted: str) -> bool:
+    parts = ["attunebench_inspect", *dotted.strip(".").split(".")]
+    for end in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:end]))
+        except ImportError:
+            continue
+        return all((found := getattr(found, p, None)) is not None for p in parts[end:])
+    return False
+
+
+def test_every_module_path_named_in_the_docs_resolves() -> None:
+    """`attunebench_inspect.x.y` anywhere, and `tools.x.y`, `solve.x` ... in backticks of a page
+    of docs: a user's import or a reader's pointer (the README's changelog names old paths on
+    purpose)."""
+    pages = [
+        ROOT / "README.md",
+        ROOT / "ARCHITECTURE.md",
+        *ROOT.glob("*/*.md"),
+        *ROOT.glob("docs/*.md"),
+    ]
+    absent = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8").split("\n## Changelog")[0]
+        for match in _MODULE_PATH.finditer(text):
+            dotted = match.group(1) or match.group(2)
+            if not _resolves(dotted):
+                absent.append(f"{page.relative_to(ROOT)}: {dotted}")
+    assert absent == []
 
 
 # --- public API, retired paths, private Inspect imports ----------------------------------------

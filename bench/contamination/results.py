@@ -1,8 +1,8 @@
 """RESULTS.md from a fine-tuning run's records and Inspect logs (finetune.py's results stage).
 
 Every Composite, pillar and interval comes from the suite's own report code: the newest
-successful log of a folder (`tools.report.logs.read_runs`), the per-conversation Composite
-(`tools.report.composite.run_composite`) and pillars (`tools.report.logs.score_values`), and
+successful log of a folder (`tools.report._logs.read_runs`), the per-conversation Composite
+(`tools.report._composite.run_composite`) and pillars (`tools.report._logs.score_values`), and
 the suite's percentile bootstrap over conversations (`bootstrap.mean_cis`). The probe's verdict
 and guided-general difference are read from its log header, as its scorer wrote them, and beside
 them the same completions rescored by the probe's current code (`rescore`).
@@ -461,7 +461,7 @@ def write_results(out: Path, target: Path, *, resamples: int = 10_000) -> None:
         "## The main task (default mode)",
         "",
         "Composite (0-100) and pillars (0-1): mean over conversations with the suite's 95% "
-        "percentile bootstrap interval (`tools.report.composite.run_composite`, `bootstrap`).",
+        "percentile bootstrap interval (`tools.report._composite.run_composite`, `bootstrap`).",
         "",
         "| model | half | conversations | Composite | E | Q | H | parse failures | served "
         "| wall time |",

@@ -9,7 +9,7 @@ notice.
 from . import attunebench as _tasks
 from . import instruments
 from ._suite.dataframes import metrics_df
-from ._suite.render import to_csv, to_html, to_json, to_markdown, to_terminal
+from ._suite.render import charts, to_csv, to_html, to_json, to_markdown, to_terminal
 from ._suite.report import build_report
 
 # The tasks, listed in __all__ through attunebench.py's own (the modes' names have one home).
@@ -38,6 +38,7 @@ __all__ = [
     "Mode",
     "Report",
     "build_report",
+    "charts",
     "contamination",
     "instruments",
     "load_codebook",

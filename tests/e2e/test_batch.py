@@ -1,5 +1,5 @@
 """`--batch` end to end: Inspect's openai and anthropic providers against the loopback fakes of
-their batch APIs (baselines/batches.py), each with a failed item."""
+their batch APIs (loopback/batches.py), each with a failed item."""
 
 from __future__ import annotations
 

@@ -1,22 +1,29 @@
-"""Every shell command of README.md and docs/ runs as written.
+"""Every shell command and every Python line of README.md and docs/ runs as written.
 
-The fenced `bash` blocks are read command by command (a line ending in a backslash continues).
+The fenced `bash` blocks are read command by command (a line ending in a backslash continues),
+the fenced `python` blocks statement by statement.
 A command that needs what a fresh clone has not (a provider's key, the published deposit, a
 bucket, annotators' answer files) says so in a comment beginning `needs`, and its block holds a
 command beside it that runs offline; every other command is run, in its page's order, in a
 scratch folder that holds what `make run` leaves (`logs/` with the random baseline's run and the
 majority baseline's beside it), every page's after the one before it as a newcomer would, and
 must exit 0; `make run`'s report must then still rank the 25-conversation runs. The few commands
-that are not run here say why in `NOT_RUN`: CI runs them, or they start a server.
+that are not run here say why in `NOT_RUN`: CI runs them, or they start a server. A Python
+statement that needs what a fresh clone has not says so the same way (a `# needs` comment on one
+of its lines); each block's other statements run as a script of their own, in the same folder, at
+the point of the page where the block stands.
 """
 
 from __future__ import annotations
 
+import ast
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +33,7 @@ from tests.conftest import REPO as ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_PYTHON = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 NOT_RUN = {
     "make run": "the install and the run: `make run` is what this test's logs stand for",
     "make test": "the suite itself, in CI",
@@ -95,6 +103,55 @@ def commands(page: Path) -> list[list[Command]]:
 EVERY = [c for page in PAGES for block in commands(page) for c in block]
 
 
+@dataclass(frozen=True)
+class Snippet:
+    """A fenced Python block: the statements that run offline, and those that need more."""
+
+    page: str
+    line: int
+    runs: str
+    needs: list[str]
+    """Each skipped statement's first line and what it needs."""
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def snippets(page: Path) -> list[Snippet]:
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in _PYTHON.finditer(text):
+        source = match.group(1)
+        lines = source.splitlines()
+        comments = {
+            t.start[0]: t.string.lstrip("# ")
+            for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type == tokenize.COMMENT
+        }
+        runs, needs = [], []
+        for statement in ast.parse(source).body:
+            span = range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+            need = next((comments[n] for n in span if comments.get(n, "").startswith("needs")), "")
+            if need:
+                needs.append(f"{lines[statement.lineno - 1].strip()}  # {need}")
+            else:
+                runs.append("\n".join(lines[n - 1] for n in span))
+        first = text[: match.start(1)].count("\n") + 1
+        found.append(Snippet(page.name, first, "\n".join(runs), needs))
+    return found
+
+
+def test_every_python_block_imports_what_it_names() -> None:
+    """Fast: each block's imports resolve, and a block that needs more still runs something."""
+    blocks = [s for page in PAGES for s in snippets(page)]
+    assert blocks
+    for block in blocks:
+        tree = ast.parse(block.runs)
+        imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        exec(compile(ast.Module(body=imports, type_ignores=[]), str(block), "exec"), {})
+        assert len(tree.body) > len(imports) or not block.needs, f"{block}: nothing runs offline"
+
+
 def _not_run(command: Command) -> str | None:
     return next((why for head, why in NOT_RUN.items() if command.text.startswith(head)), None)
 
@@ -155,10 +212,14 @@ def test_every_offline_command_runs_in_order_and_the_report_still_ranks_the_whol
     bundled conversations and says what it set aside (the recipes' --limit and --sample-id runs
     among them), first that the numbers are synthetic (docs/report.md, "Which runs are
     compared")."""
-    for command in EVERY:
-        if command.needs or _not_run(command):
-            continue
-        _run(command.text, scratch)
+    for page in PAGES:
+        steps = [(c.line, c.text) for block in commands(page) for c in block]
+        steps += [(s.line, f"python - <<'PYTHON'\n{s.runs}\nPYTHON") for s in snippets(page)]
+        for line, text in sorted(steps, key=lambda step: step[0]):
+            command = next((c for c in EVERY if c.page == page.name and c.line == line), None)
+            if command is not None and (command.needs or _not_run(command)):
+                continue
+            _run(text, scratch)
     report = json.loads(_run("attunebench report logs --format json", scratch).stdout)
     board = {(r["model"], r["mode"]): r["composite"]["n"] for r in report["leaderboard"]}
     assert board[("chance", "default")] == board[("attunebench/majority", "default")] == 25

@@ -72,7 +72,7 @@ def _options(parser):
 
 INSTRUMENT = Instrument(
     name="toy",
-    doc="docs/toy.md",
+    doc="ARCHITECTURE.md",
     report=toy_part,
     section=Section("toy", _tables),
     after="leaderboard",

@@ -1,6 +1,6 @@
 """The judge panel's answer about a draft, from its judges' answers: the mean rating and the
 plurality answer (Verga et al. 2024, "Replacing judges with juries"). The draft metrics read it
-(`inputs.py`); the stability instrument measures how far the judges agree
+(`_inputs.py`); the stability instrument measures how far the judges agree
 (instruments/stability/_agreement.py).
 
 Pure: no Inspect."""

@@ -1,7 +1,7 @@
 """The contract between the solver and the scorers: what the walk predicted, typed.
 
 The solver stores each call's validated answer in its record (`CallRecord.prediction`, in the
-shape of the call's schema, `schemas.py`); the scorers read them only as these records, built by
+shape of the call's schema, `_schemas.py`); the scorers read them only as these records, built by
 `Walk` from a conversation's call records (`store.read_walk` reads them from the sample's
 store). A new prediction field is one field here and one line in its `from_answer`, and the type
 checker follows it to every reader.

@@ -1,7 +1,7 @@
 """The per-turn protocol as one Inspect solver.
 
 The protocol never feeds predictions back, so any call may run beside any other; what orders
-them is the bill. Every analysis call of a conversation opens with the same blocks (prompts.py),
+them is the bill. Every analysis call of a conversation opens with the same blocks (`_prompts.py`),
 and under the `prefix_first` schedule the call that writes each shared prefix to a provider's
 cache goes first: turn n's HP-facing binary call (its transcript reaches turn n's reply, the
 longest prefix of the turn) after turn n-1's, and the turn's other analysis calls once it is

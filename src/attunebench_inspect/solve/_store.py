@@ -2,7 +2,7 @@
 
 The solver writes it once, when the conversation's calls are done; the scorers, the rejudge
 scorer and the sample summary read it only through `read_walk`, as typed predictions
-(`predictions.py`).
+(`_predictions.py`).
 """
 
 from __future__ import annotations

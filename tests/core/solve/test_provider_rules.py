@@ -65,7 +65,7 @@ def test_openai_calls_carry_a_cache_key_per_conversation_unless_the_user_set_one
 
 
 def test_schedule_auto_is_all_at_once_under_a_batch_api() -> None:
-    # Pins the private accessor requests.py reads the eval's generate config through.
+    # Pins the private accessor `solve/_provider_rules.py` reads the eval's generate config through.
     model = get_model("attunebench/random", memoize=False)
     assert resolve_schedule("auto", model) == "prefix_first"
     batched = get_model("attunebench/random", memoize=False, config=GenerateConfig(batch=True))
@@ -100,7 +100,7 @@ def test_every_stated_shape_is_filled_validly(verbose: bool) -> None:
 
 
 def _key(record: RequestRecord) -> tuple[CallType, int | None]:
-    """A request's call and turn, off the layout (solve/prompts.py)."""
+    """A request's call and turn, off the layout (solve/_prompts.py)."""
     name = record.schema
     call: Any = name.removeprefix(SCHEMA_PREFIX) if name else "draft"
     if call == "draft":

@@ -710,7 +710,7 @@ def test_agreement_is_perfect_for_the_participant_and_chance_for_a_random_reader
     assert rows[(POOLED, "pairwise")].value.n == len(world.visible)
 
 
-# --- the rule's other readings (its proof on known behaviour: test_third_party_report.py) --
+# --- the rule's other readings (its proof on known behaviour: test_report.py) --
 
 
 def _scores(models: int, conversations: int, seed: int = 0) -> TaskScores:

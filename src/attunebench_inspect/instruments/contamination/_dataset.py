@@ -2,7 +2,7 @@
 fixed parameters that every log of the probe records.
 
 The task itself (`attunebench_inspect/contamination`) is in attunebench.py, beside the suite's
-other tasks: it loads and checks the data as they do (`parameters.py`), then builds this.
+other tasks: it loads and checks the data as they do (`_parameters.py`), then builds this.
 """
 
 from __future__ import annotations
@@ -81,14 +81,14 @@ version they say which method a verdict comes from."""
 NOT_PROBED_KEY = "not_probed"
 """Task metadata: the texts too short to probe, one located line each."""
 TEXTS_KEY = "contamination_texts"
-"""Sample metadata: every published text of the conversation (recall.py), as JSON; the scorer's
+"""Sample metadata: every published text of the conversation (`_recall.py`), as JSON; the scorer's
 alone (no prompt reads it)."""
 CONTROL_TEXTS_KEY = "contamination_control_texts"
 """Sample metadata: the texts of the layout probe's control conversation (layout.py)."""
 _TEXTS = TypeAdapter(list[PublishedText])
 LABELS_KEY = "contamination_labels"
 """Sample metadata: each turn's labels (`TurnTruth`), as JSON; the scorer's alone (no prompt
-reads it), for the label cut's score (labels.py)."""
+reads it), for the label cut's score (`_labels.py`)."""
 _LABELS = TypeAdapter(list[TurnTruth])
 METHODS_KEY = "methods"
 """Sample (and score) metadata: the methods the run chose."""

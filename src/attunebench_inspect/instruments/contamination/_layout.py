@@ -16,7 +16,7 @@ document leaves it out, and the text around each field stands as in the file.
   as the start of the assistant's own answer, which an OpenAI-compatible local server
   (llama-server) continues as raw text; a chat provider answers it as chat.
 - **Score**: the completion's given start dropped where the server returns it (`continuation`)
-  and its JSON escapes undone, then heuristic 3's measure (recall.py):
+  and its JSON escapes undone, then heuristic 3's measure (`_recall.py`):
   its longest run of words that the prompt did not show and that stand, in order, in one
   published text of the conversation. A completion is **recalled** at `RECALL_RUN_WORDS` = 13.
 - **The control**: the same document of a conversation that was never published, made from the
@@ -29,7 +29,7 @@ document leaves it out, and the text around each field stands as in the file.
   control; otherwise the abstention table of the guided probe (verdict.py) read on the layout
   calls (the real completion and the control's as the pair), then **not suspected**.
 
-- **The label cut** (labels.py): a second cut of the same document per turn, after its original
+- **The label cut** (`_labels.py`): a second cut of the same document per turn, after its original
   response and the key that follows it in the files, `"moodShiftTags": [`; the label fields the
   model writes there are scored against the participant's labels, beside the control's. No label
   field is ever shown: that would put labels in a prompt.
@@ -56,7 +56,7 @@ LAYOUT_INSTRUCTION = (
 CUT_KEY = '"userMessage": "'
 LABEL_KEY = '"moodShiftTags": ['
 """The key after a turn's original response in every published file, shown with its bracket by
-the label cut (labels.py): a key name, no label."""
+the label cut (`_labels.py`): a key name, no label."""
 RESPONSE_KEY = '"llmResponse": "'
 _ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -97,7 +97,7 @@ class LayoutInstance:
     control_prefix: str
     """The control document up to the same cut."""
     label_prefix: str = ""
-    """The document up to the turn's label cut (labels.py; "" in a log written before it)."""
+    """The document up to the turn's label cut (`_labels.py`; "" in a log written before it)."""
     label_control_prefix: str = ""
 
     @property
@@ -185,7 +185,7 @@ def continuation(completion: str, prefix: str) -> str:
 
 
 def layout_run(completion: str, prefix: str, texts: Sequence[PublishedText]) -> int:
-    """The completion's longest run of unshown words of one of `texts` (recall.py's measure,
+    """The completion's longest run of unshown words of one of `texts` (`_recall.py`'s measure,
     the instruction and the shown document as the prompt)."""
     prompt = LAYOUT_INSTRUCTION + "\n" + unescaped(prefix)
     return recall(unescaped(completion), prompt, texts, own="").run

@@ -22,7 +22,7 @@ spares what it should (ARCHITECTURE.md, "Validity instruments"):
   read the data set's files (their visible fields in the files' layout, layout.py) and, shown the
   start of one of them, writes its next `FILE_RECALL_CHARS` characters for a share of the
   conversations (`-M share`, `-M seed`); to anything else it answers as a generic model.
-  At a label cut (labels.py) it writes the file's own continuation from the turn's
+  At a label cut (`_labels.py`) it writes the file's own continuation from the turn's
   `"moodShiftTags": [`, labels included, as a model that has read the published files would.
 - `memorizer/guess_labels`, a **planted negative** of the label cut: at a label cut it writes
   plausible labels drawn at random (seeded by the prompt) from the codebook (`-M codebook`): 0 to

@@ -15,7 +15,7 @@ one user message. What we adapt:
   person wrote to an AI assistant, or a reply to that person. It names no data set, conversation
   or field, and contains none of the guided instruction's identifying words.
 - The shown segment is the published text itself (a prefix of it, as written); nothing else of
-  the conversation is shown, and no label exists in the prompt's inputs (instances.py).
+  the conversation is shown, and no label exists in the prompt's inputs (`_instances.py`).
 """
 
 from __future__ import annotations

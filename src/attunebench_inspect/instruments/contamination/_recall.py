@@ -11,18 +11,18 @@ of the paper's heuristics sees that. This one does, as a mechanical rule:
 - **The texts compared**: every text the deposit publishes for the conversation (`TEXT_FIELDS`:
   each turn's `userMessage`, `llmResponse`, `alternateResponses.llmImproved` and `.humanEdited`,
   and the topic's text), **except the instance's own text** (segment and reference: heuristic 2
-  scores the reference). The model-written responses are compared although instances.py leaves
+  scores the reference). The model-written responses are compared although `_instances.py` leaves
   them out as instances: a model cannot continue a participant's text into the deposit's
   assistant response by style alone, only by having read it.
 - **What the model was shown never counts.** A word of the completion is *shown* when it lies in
   a run of at least `ECHO_MIN_WORDS` = 4 consecutive words that also stands, in order, in the
-  prompt (overlap.py's echo length: the same rule for what counts as repeating what was shown).
+  prompt (`_overlap.py`'s echo length: the same rule for what counts as repeating what was shown).
   A run of recall stops at a shown word, so echoing the segment, the instruction, or a published
   text that quotes the segment scores nothing, wherever in the completion the echo stands.
   Removing shown words can only shorten a run.
 - **The run**: the longest run of consecutive unshown words of the completion that also stands,
   in order, in one of the texts (`difflib.SequenceMatcher.find_longest_match`, junk heuristic
-  off), after overlap.py's normalisation (NFKC, case folded, word characters). The text it
+  off), after `_overlap.py`'s normalisation (NFKC, case folded, word characters). The text it
   matched is reported with it.
 - **Recalled**: a completion's run is at least `RECALL_RUN_WORDS` = 13 words, the n-gram length
   Brown et al. use to call a benchmark example contaminated by its training data ("Language

@@ -81,7 +81,7 @@ class Layout:
 
 @dataclass(frozen=True)
 class Labels:
-    """The files-layout probe's label cut: its sub-verdict and what it reads (labels.py)."""
+    """The files-layout probe's label cut: its sub-verdict and what it reads (`_labels.py`)."""
 
     verdict: str
     match: float

@@ -36,7 +36,7 @@ from ._verdict import probe_verdict
 
 LABEL_RESULTS_KEY = "labels"
 """Score metadata: each label instance's two matches (None where a continuation writes no label
-field) and its two written labels' digests (labels.py)."""
+field) and its two written labels' digests (`_labels.py`)."""
 LAYOUT_RESULTS_KEY = "layout"
 """Score metadata: each layout instance's two runs (the document's and its control's), answers
 and cuts."""

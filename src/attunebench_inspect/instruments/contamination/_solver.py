@@ -128,7 +128,7 @@ def layout_request(prefix: str) -> list[ChatMessage]:
 
 def layout_calls(layout: LayoutInstance) -> list[tuple[ProbeCall, str]]:
     """A layout instance's calls and the document start each shows: the text cut and the label
-    cut (labels.py; none in a log written before it), each of the document and of its control."""
+    cut (`_labels.py`; none in a log written before it), each of the document and of its control."""
     calls: list[tuple[ProbeCall, str]] = [
         ("layout", layout.prefix),
         ("layout_control", layout.control_prefix),

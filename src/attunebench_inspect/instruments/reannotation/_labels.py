@@ -3,7 +3,7 @@ participant gives, in the type the scorers read (`GroundTruth`), one label set p
 
 The human-baseline page asks an annotator the evaluated model's questions about a conversation they
 did not hold; their answers are an outsider's reading of it. Read as labels, they are a second
-ground truth, against which every model log can be scored again (`rescore.py`).
+ground truth, against which every model log can be scored again (`_rescore.py`).
 
 What each label is read from (`LABEL_SOURCES`), and what the page's answers cannot give
 (`NOT_COVERED_FIELDS`, `NOT_COVERED_METRICS`), is declared here once; docs/third-party.md prints it.

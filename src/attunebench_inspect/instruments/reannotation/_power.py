@@ -57,7 +57,7 @@ def consensus_reliability(annotators: int, agreement: float = ANNOTATOR_AGREEMEN
     """How much of the gap between two models against a reading survives in their scores against
     the consensus of `annotators` annotators who each give that reading on a share `agreement`
     of binary items and the other answer otherwise: 2 P(the majority gives it) - 1, a tie
-    counting half (consensus.py makes a tie no label)."""
+    counting half (`_consensus.py` makes a tie no label)."""
     p = agreement
     right = sum(
         math.comb(annotators, k) * p**k * (1 - p) ** (annotators - k)

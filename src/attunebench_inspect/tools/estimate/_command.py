@@ -23,7 +23,7 @@ from ._context import context_checks
 class PricedTask:
     """A task other than the main one that the estimate can add to a bill (`--<name>`): how
     it builds the task's requests offline from the data, as the task's solver would send them.
-    An instrument declares one; the suite lists them (_suite/estimate.py)."""
+    An instrument declares one; its record lists it (`Instrument.priced`, tools/_instrument.py)."""
 
     name: str
     """How the bill names the task's rows (where the main task names its mode), and its flag."""

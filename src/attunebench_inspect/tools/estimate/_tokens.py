@@ -32,7 +32,7 @@ def prompt_of(request: Request, dialect: Dialect, *, schema: bool, breakpoints: 
 
 def start_ticks(requests: list[Request], schedule: Schedule) -> list[int]:
     """When each request of a conversation starts if every call takes one tick and starts as
-    soon as the calls it follows (`solve.schedule.after`) are done: the order the solver sends
+    soon as the calls it follows (`solve._schedule.after`) are done: the order the solver sends
     in, with as many connections as it wants."""
     turns = max((r.turn or 0 for r in requests), default=0)
     present = {r.key for r in requests}
