@@ -121,6 +121,67 @@ def test_nothing_shipped_imports_the_loopback_instruments() -> None:
     assert users == []
 
 
+_MUTATORS = {"append", "extend", "add", "update", "setdefault", "pop", "clear", "insert", "remove"}
+
+
+def _mutated_globals(path: Path) -> list[str]:
+    """The module-level names a function of `path` changes (`global`, a mutating method, an
+    item assigned): state that outlives a run and that an import may have set."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module_names = {
+        t.id
+        for n in tree.body
+        if isinstance(n, ast.Assign | ast.AnnAssign)
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Name)
+    }
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        local = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)} | {
+            t.id
+            for n in ast.walk(function)
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        shared = module_names - local
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global):
+                found.append(f"{function.name}: global {', '.join(node.names)}")
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MUTATORS
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in shared
+            ):
+                found.append(f"{function.name}: {node.func.value.id}.{node.func.attr}()")
+            elif isinstance(node, ast.Assign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found += [
+                    f"{function.name}: {t.value.id}[...] ="
+                    for t in targets
+                    if isinstance(t, ast.Subscript)
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id in shared
+                ]
+    return found
+
+
+def test_no_function_changes_module_level_state() -> None:
+    """No registration by import and no state shared between runs: what an instrument adds comes
+    through its record, and what a run remembers (a warning said once) lives in an object made
+    with its task (ARCHITECTURE.md, "The instrument record")."""
+    found = {
+        str(path.relative_to(PACKAGE)): changed
+        for path in PACKAGE.rglob("*.py")
+        if (changed := _mutated_globals(path))
+    }
+    assert found == {}
+
+
 # --- an instrument: one folder, wired everywhere its recipe says ------------------------------
 
 

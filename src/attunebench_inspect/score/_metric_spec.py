@@ -87,6 +87,3 @@ class MetricSpec:
     def computed(self) -> bool:
         """Computed per conversation by `score_conversation` (vs. by its own scorer or the run)."""
         return self.turn is not None or self.conversation is not None
-
-    def is_better(self, a: float, b: float) -> bool:
-        return a > b if self.higher_is_better else a < b

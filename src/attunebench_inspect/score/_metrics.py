@@ -22,7 +22,6 @@ from ..data._panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
 from ._vad import INDEX, SIMILARITY
 
 NAN = float("nan")
-BINARY_VALUES = ("yes", "no", "na")
 COMPOSITE_WEIGHTS = {"emotion": 0.24, "evaluation": 0.49, "holistic": 0.27}
 NAIVE_MAE_FLOOR = 1 / 20
 """The smallest non-zero 20-item MAE (one item off by one): the denominator of PANAS

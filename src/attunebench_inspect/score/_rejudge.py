@@ -18,7 +18,7 @@ from ..data._codebook import cached_codebook
 from ..data._problems import InputError
 from ..data._samples import CONVERSATION_KEY, truth_of, visible_of
 from ..data._split import VisibleTurn
-from ..solve import JUDGE_ROLE, judge_bound, judge_draft, read_walk
+from ..solve import JUDGE_ROLE, MODES, judge_bound, judge_draft, read_walk
 from ..solve._call_record import CallRecord
 from ..solve._predictions import Walk
 from ._conversation import score_conversation
@@ -27,8 +27,8 @@ from ._scorers import run_metrics
 
 NOT_THE_MAIN_TASK = (
     "draft_rejudge: sample {id} holds no drafts: the log is not of the main task (a profile or "
-    "contamination probe log?); re-judge a log of attunebench_inspect/default, verbose, "
-    "omniscient or verbose_omniscient (nothing was written)"
+    f"contamination probe log?); re-judge a log of attunebench_inspect/{', '.join(MODES)} "
+    "(nothing was written)"
 )
 NO_JUDGE = (
     "draft_rejudge needs a judge: pass -S judge=<model> (e.g. -S judge=attunebench/majority) or "

@@ -12,7 +12,6 @@ from urllib.parse import urlsplit, urlunsplit
 from inspect_ai.model import Model
 
 logger = logging.getLogger(__name__)
-_warned: set[str] = set()
 
 
 def masked(url: str) -> str | None:
@@ -45,14 +44,15 @@ def credentials_problem(*models: Model) -> str | None:
     return None
 
 
-def warn_credentials(*models: Model) -> None:
-    """Warn, once per URL and process, of each model whose base URL carries credentials."""
+def warn_credentials(warned: set[str], *models: Model) -> None:
+    """Warn, once per URL and run, of each model whose base URL carries credentials (`warned`:
+    the solver's, made with its task, holds the URLs already warned of)."""
     for model in models:
         url = model.api.base_url
         shown = masked(url) if url else None
-        if url is None or shown is None or url in _warned:
+        if url is None or shown is None or url in warned:
             continue
-        _warned.add(url)
+        warned.add(url)
         logger.warning(
             f"the model base URL {shown} carries credentials: Inspect writes it into the log "
             f"header (eval.model_base_url) as given; {ADVICE}"

@@ -107,7 +107,7 @@ def panel_at_creation(allowed: bool) -> dict[str, object]:
     if credentials is not None:
         raise InputError(credentials)
     judges = {role: str(roles[role]) for role in panel}
-    related = say_self_judging(str(model), judges, allowed, at_start=True)
+    related = say_self_judging(str(model), judges, allowed)
     return {"judges": judges, "self_judge": related}
 
 
@@ -131,23 +131,20 @@ def self_judge_line(model: str, judges: Mapping[str, str], related: Mapping[str,
     )
 
 
-_SAID: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
-
-
 def say_self_judging(
-    model: str, judges: Mapping[str, str], allowed: bool, *, at_start: bool
+    model: str, judges: Mapping[str, str], allowed: bool, *, said: set[str] | None = None
 ) -> dict[str, SelfJudge]:
-    """Self-judging in this run, in one line: printed when the task is made (`at_start`,
-    before Inspect's display starts, so the line stays one line), or else logged by the solver
-    once per process (a task made before its eval, as in `eval(task, model_roles=...)`)."""
+    """Self-judging in this run, in one line: printed when the task is made (before Inspect's
+    display starts, so the line stays one line), or else logged by the solver once per run (a
+    task made before its eval, as in `eval(task, model_roles=...)`; `said`: the solver's, made
+    with its task, holds the lines already logged)."""
     related = self_judging(model, judges)
-    key = (model, tuple(judges.items()))
-    if related and not allowed and (at_start or key not in _SAID):
-        _SAID.add(key)
-        line = self_judge_line(model, judges, related)
-        if at_start:
+    line = self_judge_line(model, judges, related) if related and not allowed else None
+    if line is not None and (said is None or line not in said):
+        if said is None:
             print(line, file=sys.stderr)
         else:
+            said.add(line)
             logger.warning(line)
     return related
 

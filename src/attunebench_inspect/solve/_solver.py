@@ -350,6 +350,8 @@ def attunebench_solver(
 ) -> Solver:
     """Walk every turn of the conversation through the AttuneBench protocol; the pairwise
     replies in the order of the sample's epoch, every draft judged by each judge of the panel."""
+    said: set[str] = set()
+    """What this run has warned of (credentials in a base URL, self-judging): said once."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mark_epoch(state.epoch)
@@ -358,9 +360,9 @@ def attunebench_solver(
         judges = {
             role: get_model(role=role, required=True) for role in checked_panel(model_roles())
         }
-        warn_credentials(model, *judges.values())
+        warn_credentials(said, model, *judges.values())
         named = {role: str(judge) for role, judge in judges.items()}
-        say_self_judging(str(model), named, allow_self_judge, at_start=False)
+        say_self_judging(str(model), named, allow_self_judge, said=said)
         walk = ConversationWalk(
             conv,
             codebook,

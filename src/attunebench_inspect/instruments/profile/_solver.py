@@ -220,11 +220,12 @@ def profile_solver(options: dict[str, list[str]]) -> Solver:
     `options` are the vocabulary's option lists (`Vocabulary.options`)."""
     task = profile_task(options)
     schema = profile_schema(options)
+    warned: set[str] = set()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         conv = profile_conversation_of(state.metadata)
         model = get_model()
-        warn_credentials(model)
+        warn_credentials(warned, model)
         record = await ask(model, profile_messages(conv, task), schema, call="profile", turn=None)
         save_walk([record], {})
         text = profile_summary(conv, record)
