@@ -17,8 +17,10 @@ Matrix = NDArray[np.float64]
 MIN_COMPARISONS = 30
 """Fewer pairwise choices than this: position bias cannot decide."""
 BIAS_ALPHA = 0.01
-"""The chi-square test's level for "position-biased" (stricter than 0.05: comparisons of one call
-share one shuffle, which the test's independence assumption ignores)."""
+"""The level of the permutation test for "position-biased" (`_position.py`). The test is exact,
+so 0.01 is the rate at which a chooser blind to the order is called biased: a label on a model
+that a user acts on, kept strict (at 0.05 the longer-reply chooser read biased in 3 of 50 seeds;
+bench/audit/RESULTS.md gives the power this costs)."""
 BIAS_MARGIN = 0.05
 """The smallest deviation from the uniform expectation called a bias (5 points of share)."""
 MIN_SWAPS = 30
@@ -59,9 +61,11 @@ READINGS: dict[str, tuple[str, ...]] = {
 
 RULES: dict[str, str] = {
     "position_bias": (
-        f"position-biased when Pearson's chi-square over the displayed pairs rejects the "
-        f"content-blind uniform chooser at p < {BIAS_ALPHA} and some share (the earlier-displayed "
-        f"one's, or a position's) is {BIAS_MARGIN:.2f} or more from its expectation; "
+        f"position-biased when Pearson's chi-square over the displayed pairs rejects a chooser "
+        f"blind to the order at p < {BIAS_ALPHA}, p from redrawing each turn's display order "
+        f"(a permutation test: the answers of one call move together), and some share (the "
+        f"earlier-displayed one's, or a position's) is {BIAS_MARGIN:.2f} or more from its "
+        f"expectation; "
         f"{cannot_decide(f'fewer than {MIN_COMPARISONS} choices')}"
     ),
     "position_consistency": (
