@@ -309,13 +309,27 @@ def test_the_plan_cannot_decide() -> None:
         "cannot decide: 9 conversation(s) with a Composite in every epoch of both models; a "
         "pilot needs 10"
     )
-    same = {c: [50.0, 50.0] for c in a}
-    expected = (
-        "cannot decide: no variance at all (every rerun and every conversation's difference "
-        "the same): any two conversations would seem to separate any difference"
+    one = (
+        "cannot decide: the two runs have the same Composite in every conversation and epoch "
+        "(one run given as both models, or one model that answers one thing run twice): a plan "
+        "needs two models' runs"
     )
-    assert s.pilot_abstention(same, same) == expected
-    assert stated(s.Variances(0.0, 0.0, 0.0)).abstention == expected
+    assert s.pilot_abstention(a, a) == one
+    same = {c: [50.0, 50.0] for c in a}
+    assert s.pilot_abstention(same, same) == one
+    # Two models that each answer one thing, a fixed difference apart.
+    apart = {c: [52.0, 52.0] for c in a}
+    assert s.pilot_abstention(same, apart) == (
+        "cannot decide: no variance to plan on (a conversation's difference varies by an SD of "
+        "0 points, under the report's precision of 0.01): any two conversations would seem to "
+        "separate any difference"
+    )
+    # Near zero is none: an SD under the report's precision (issue 45: variances of 1e-12 read
+    # "2 conversations at power 1.000").
+    for tiny in (0.0, 1e-12, 3e-5):
+        found = stated(s.Variances(tiny, tiny, tiny)).abstention
+        assert found is not None and found.startswith("cannot decide: no variance to plan on"), tiny
+    assert stated(s.Variances(1e-4, 0, 0)).abstention is None
     assert s.pilot_abstention(a, b) is None and stated(s.Variances(25, 9, 9)).abstention is None
 
 

@@ -46,6 +46,11 @@ the 95% percentile interval of the paired difference excluding 0 (one tail of 2.
 MIN_PILOT_CONVERSATIONS = 10
 """Fewer shared conversations than this in a pilot: the plan cannot decide (variances from a
 handful of conversations plan on noise)."""
+RESOLUTION = 0.01
+"""Composite points: the precision a report gives a Composite (two decimals). The plan refuses
+a difference to detect below it (no report could show it), and reads a variance of a
+conversation's difference below its square (an SD under 0.01 points) as none: such a plan
+answers "2 conversations at power 1.000" for any difference, rounding residue planned on."""
 
 READINGS: dict[str, tuple[str, ...]] = {
     "position_bias": ("position-biased", "no position bias found"),
@@ -108,6 +113,8 @@ RULES: dict[str, str] = {
     "plan": (
         "the fewest conversations whose two-sided paired t reaches the power wanted, per number "
         f"of epochs; {cannot_decide('a pilot of one epoch')}, fewer than "
-        f"{MIN_PILOT_CONVERSATIONS} shared conversations, or no variance at all"
+        f"{MIN_PILOT_CONVERSATIONS} shared conversations, two runs of identical Composites, or "
+        f"a variance of a conversation's difference under {RESOLUTION}^2 (an SD under "
+        f"{RESOLUTION} Composite points, the report's precision)"
     ),
 }
