@@ -31,7 +31,8 @@ from attunebench_inspect.data import load_codebook
 from attunebench_inspect.data._load import load_conversations
 from attunebench_inspect.data._split import VisibleConversation, VisibleTurn, comparison_pair, split
 from attunebench_inspect.instruments import stability as s
-from attunebench_inspect.instruments.stability._power import pilot_abstention
+from attunebench_inspect.instruments.stability._plan import stated
+from attunebench_inspect.instruments.stability._power import Variances, pilot_abstention
 from attunebench_inspect.score._panel import RATING_DOMAIN
 from attunebench_inspect.solve._identity import self_judge
 from attunebench_inspect.solve._solver import pairwise_labels
@@ -419,7 +420,19 @@ def _pilot(**shape: float) -> Verdict:
             a, b = ({c: v[:1] for c, v in m.items()} for m in (a, b))
         if shape.get("identical"):
             a = b = {c: [50.0, 50.0] for c in a}
+        if shape.get("twice"):
+            b = a
         return pilot_abstention(a, b) or "conversations needed"
+
+    return read
+
+
+def _stated(scale: float) -> Verdict:
+    """Stated variances of a seeded size times `scale` (the attack's 1e-12)."""
+
+    def read(seed: int) -> str:
+        size = scale * (1 + random.Random(seed).random())
+        return stated(Variances(size, size, size)).abstention or "conversations needed"
 
     return read
 
@@ -433,6 +446,9 @@ def plan_rows(seeds: int) -> list[AuditRow]:
              _pilot(conversations=5), seeds),
         _row("plan", "a pilot of two models that answer one thing (no variance)",
              "uninformative", _pilot(identical=True), seeds),
+        _row("plan", "one run given as both models", "uninformative", _pilot(twice=True), seeds),
+        _row("plan", "stated variances of 1-2 x 1e-12 (near zero)", "uninformative",
+             _stated(1e-12), seeds),
     ]  # fmt: skip
 
 
