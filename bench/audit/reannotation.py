@@ -203,8 +203,9 @@ def base_rate(match: Match, name: str) -> Reader:
         rng = random.Random(f"{name}/{reader}/{d.seed}/{cid}")
         truth, donors = d.world.truth[cid], _donors(d, cid)
 
-        def pick(found: list[object], fallback: list[object]) -> Any:
-            return rng.choice(found or fallback)
+        def pick(found: list[Any], fallback: list[Any], alone: Sequence[Any] = ()) -> Any:
+            # `alone`: an item no other conversation has (a coin between its answers).
+            return rng.choice(found or fallback or list(alone))
 
         turns = []
         for t in truth.turns:
@@ -223,6 +224,7 @@ def base_rate(match: Match, name: str) -> Reader:
                         if q in u.binary and match(q, m) == match(q, n)
                     ],
                     same,
+                    [BinaryTruth(observed=x, preferred=x) for x in ("yes", "no")],
                 )
                 binary[q] = BinaryTruth(
                     observed="na" if b.observed == "na" else x.observed,
@@ -237,7 +239,8 @@ def base_rate(match: Match, name: str) -> Reader:
                     for key, w in u.pairwise.items()
                     if comparison_pair(key) == pair and match(key, m) == match(k, n)
                 ]
-                pairwise[k] = pick(found, [u.pairwise[k] for _, u in donors if k in u.pairwise])
+                same = [u.pairwise[k] for _, u in donors if k in u.pairwise]
+                pairwise[k] = pick(found, same, pair)
             turns.append(
                 TurnTruth(turn_number=n, mood_shift=mood, binary=binary, pairwise=pairwise)
             )  # type: ignore[arg-type]

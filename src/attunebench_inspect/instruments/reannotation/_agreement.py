@@ -116,8 +116,9 @@ def _pairwise_items(third: LabelSet, own: GroundTruth) -> list[Item]:
 
 
 def _mood_items(third: LabelSet, own: GroundTruth) -> list[Item]:
+    # Per turn number too: a first turn always shifts the mood in the bundled set.
     return [
-        (e, int(e in o.mood_shift), int(e in a.mood_shift))
+        (f"{e}/{o.turn_number}", int(e in o.mood_shift), int(e in a.mood_shift))
         for a, o in zip(third.truth.turns, own.turns, strict=True)
         for e in PANAS_ITEMS
     ]
@@ -157,7 +158,7 @@ def fields(codebook: Codebook) -> tuple[Field, ...]:
             "mood_shift", "emotion_recognition", "emotion_pillar",
             _per_turn(lambda a, o: (m.emotion_f1(a.mood_shift, o.mood_shift)
                                     + m.emotion_va(a.mood_shift, o.mood_shift)) / 2),
-            _mood_items, 2, strata="each PANAS item's presence per turn",
+            _mood_items, 2, strata="each PANAS item on each turn number",
         ),
         Field(
             "binary_observed", "behavioral_classification", "binary_om_accuracy",
