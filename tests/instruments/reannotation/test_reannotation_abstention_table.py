@@ -128,7 +128,7 @@ def test_an_annotator_who_copies_the_base_rates_reads_nothing_of_the_person(
     study: Study, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
     """Every label copied from other conversations (the same question and pair, any question
-    of the pair, or the same question on the same turn number): about 0 on the label fields, no
+    of the pair, or the same question on the same turn number): no label field above 0, no
     task read above chance, and the test cannot decide. In strata of the pair alone the
     pairwise kappa of the first read 0.21, its interval above 0 in 20 of 20 seeds (issue 45);
     its rates over 50 seeds are the audit's (bench/audit/RESULTS.md)."""
@@ -136,8 +136,10 @@ def test_an_annotator_who_copies_the_base_rates_reads_nothing_of_the_person(
     readings = {c: BASE_RATES[how](seeded, c, "base") for c in study.world.visible}
     found = _report(capsys, study, _file(study, "base", readings))
     rows = {a["field"]: a["corrected"] for a in found["agreement"] if a["rater"] == "base"}
+    # Never above chance; below it on a few conversations (copies from the other 11 lack the
+    # participant's own answer: a kappa near -1/(m - 1) over m conversations asking the item).
     for name in ("mood_shift", "binary_observed", "binary_preferred", "pairwise"):
-        assert rows[name]["low"] <= 0 and abs(rows[name]["estimate"]) < 0.1, (name, rows[name])
+        assert rows[name]["low"] <= 0 and rows[name]["estimate"] < 0.05, (name, rows[name])
     (mode,) = found["modes"]
     assert not any(i["informative"] for i in mode["test"]["information"].values())
     assert mode["test"]["verdict"].startswith(
