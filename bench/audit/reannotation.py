@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -178,6 +179,106 @@ def position_constant(d: Draw, cid: str, name: str) -> GroundTruth:
     return _constant(truth, d.codebook, pick)
 
 
+# --- base-rate annotators: the population's labels, nothing of the person ----------------------
+
+
+Match = Callable[[str, int], tuple[object, ...]]
+"""(an item's key, its turn number) -> what a donor's item must share with it."""
+
+
+def _donors(d: Draw, cid: str) -> list[tuple[int, TurnTruth]]:
+    """Every turn of the other conversations, with its turn number."""
+    others = (truth for c, truth in d.world.truth.items() if c != cid)
+    return [(t.turn_number, t) for truth in others for t in truth.turns]
+
+
+def base_rate(match: Match, name: str) -> Reader:
+    """Copies every label from other conversations: each item's answer that of a random other
+    conversation's item that `match`es it (the same question, the same pair, the same turn
+    number...; the whole item's key where none does), the post-conversation answers those of
+    one other conversation. Its answers follow the population's base rates and carry nothing
+    of the person."""
+
+    def read(d: Draw, cid: str, reader: str) -> GroundTruth:
+        rng = random.Random(f"{name}/{reader}/{d.seed}/{cid}")
+        truth, donors = d.world.truth[cid], _donors(d, cid)
+
+        def pick(found: list[Any], fallback: list[Any], alone: Sequence[Any] = ()) -> Any:
+            # `alone`: an item no other conversation has (a coin between its answers).
+            return rng.choice(found or fallback or list(alone))
+
+        turns = []
+        for t in truth.turns:
+            n = t.turn_number
+            mood = pick(
+                [u.mood_shift for m, u in donors if match("mood", m) == match("mood", n)],
+                [u.mood_shift for _, u in donors],
+            )
+            binary = {}
+            for q, b in t.binary.items():
+                same = [u.binary[q] for m, u in donors if q in u.binary]
+                x = pick(
+                    [
+                        u.binary[q]
+                        for m, u in donors
+                        if q in u.binary and match(q, m) == match(q, n)
+                    ],
+                    same,
+                    [BinaryTruth(observed=x, preferred=x) for x in ("yes", "no")],
+                )
+                binary[q] = BinaryTruth(
+                    observed="na" if b.observed == "na" else x.observed,
+                    preferred="na" if b.preferred == "na" else x.preferred,
+                )
+            pairwise = {}
+            for k in t.pairwise:
+                pair = comparison_pair(k)
+                found = [
+                    w
+                    for m, u in donors
+                    for key, w in u.pairwise.items()
+                    if comparison_pair(key) == pair and match(key, m) == match(k, n)
+                ]
+                same = [u.pairwise[k] for _, u in donors if k in u.pairwise]
+                pairwise[k] = pick(found, same, pair)
+            turns.append(
+                TurnTruth(turn_number=n, mood_shift=mood, binary=binary, pairwise=pairwise)
+            )  # type: ignore[arg-type]
+        other = d.world.truth[rng.choice(sorted(c for c in d.world.truth if c != cid))]
+        return other.model_copy(
+            update={"conversation_id": cid, "turns": turns, "pre_panas": truth.pre_panas,
+                    "om_model": truth.om_model}
+        )  # fmt: skip
+
+    return read
+
+
+def _question(key: str) -> str:
+    return key.split(":", 1)[0] if ":" in key else key
+
+
+BASE_RATES: dict[str, Reader] = {
+    "per question": base_rate(lambda key, turn: (_question(key),), "per question"),
+    "per pair": base_rate(lambda key, turn: (), "per pair"),
+    "per turn number": base_rate(lambda key, turn: (_question(key), turn), "per turn number"),
+}
+"""Base-rate annotators: a comparison's winner from the same question and pair (per question),
+from any comparison of the same pair (per pair), or from the same question on the same turn
+number (per turn number; every other label likewise)."""
+
+
+def permuted_pairwise(d: Draw, cid: str, name: str) -> GroundTruth:
+    """Gives the participant's label on 80% of items, but every pairwise winner from other
+    conversations (the same question and pair): informative on every field but the winners."""
+    faithful = shares(0.8, 0.0)(d, cid, name)
+    copied = BASE_RATES["per question"](d, cid, name)
+    turns = [
+        t.model_copy(update={"pairwise": c.pairwise})
+        for t, c in zip(faithful.turns, copied.turns, strict=True)
+    ]
+    return faithful.model_copy(update={"turns": turns})
+
+
 # --- models of planted behaviour, scored against both label sets -----------------------------
 
 
@@ -310,6 +411,7 @@ def _world() -> World:
 SEPARABILITY = f"{INSTRUMENT}: the reviewer's test"
 INFORMATION = f"{INSTRUMENT}: the information condition"
 KAPPA = f"{INSTRUMENT}: kappa within items"
+PREFERENCE = f"{INSTRUMENT}: the information condition on preference prediction"
 ABOVE, SOME, AT_CHANCE = "above chance on every task", "above chance on some tasks", "at chance"
 
 
@@ -332,6 +434,27 @@ def _kappas(d: Draw, found: Study) -> str:
             return said
     off = ", ".join(f"{f} {k:.3f}" for f, k in kappas.items() if abs(k) >= 1e-9)
     return f"kappa not 0 nor 1: {off}"
+
+
+NO_FIELD_ABOVE = "no field's interval above 0"
+
+
+def _above_zero(d: Draw, found: Study) -> str:
+    """The fields whose kappa's 95% interval lies above 0 for the (single) annotator: none, for
+    a rater who carries nothing of the person (each field at the one-sided 2.5% the information
+    condition reads)."""
+    rows = agreement(
+        {c: d.world.truth[c] for c in d.world.visible}, found.label_sets, d.codebook,
+        resamples=RESAMPLES,
+    )  # fmt: skip
+    above = sorted(r.field for r in rows if r.coefficient is not None and r.corrected.low > 0)
+    return f"above 0 on {', '.join(above)}" if above else NO_FIELD_ABOVE
+
+
+def _preference(found: Study) -> str:
+    """The information condition on preference prediction alone."""
+    task = found.test.information.get("preference_prediction")
+    return "above chance" if task is not None and task.informative else "at chance"
 
 
 @dataclass(frozen=True)
@@ -363,6 +486,19 @@ CASES: dict[str, Case] = {
         "the models track",
         {f"x{j}": shares(0.3, 0.7) for j in range(3)},
     ),
+    **{
+        f"base rate {how}": Case(
+            f"one annotator who copies every label from other conversations ({how}: "
+            "the population's base rates)",
+            {"b": reader},
+        )
+        for how, reader in BASE_RATES.items()
+    },
+    "permuted": Case(
+        "three annotators who give the participant's label on 80% of items but every pairwise "
+        "winner from other conversations (the same question and pair)",
+        {f"w{j}": permuted_pairwise for j in range(3)},
+    ),
     "two models": Case(
         "two models, faithful annotators", {f"a{j}": shares(0.8, 0.0) for j in range(3)}, models=2
     ),
@@ -381,6 +517,8 @@ PLANTED: dict[str, tuple[Planted, list[str], Planted, list[str]]] = {
     "faithful": ("positive", [HOLDS], "positive", [ABOVE]),
     "copying": ("positive", [HOLDS], "positive", [ABOVE]),
     "mixed": ("positive", [DEPENDS], "positive", [ABOVE]),
+    **{f"base rate {how}": ("uninformative", [], "negative", [AT_CHANCE]) for how in BASE_RATES},
+    "permuted": ("uninformative", [], "negative", [SOME]),
     "two models": ("uninformative", [], "positive", [ABOVE]),
     "five conversations": ("uninformative", [], "uninformative", []),
 }
@@ -408,6 +546,14 @@ def separability_rows(world: World, seeds: int) -> list[AuditRow]:
             tally(INFORMATION, case.behaviour, informed, [_informed(f) for f in studies],
                   informed_right)
         )  # fmt: skip
+        if name == "permuted":
+            rows.append(
+                tally(PREFERENCE, case.behaviour, "negative", [_preference(f) for f in studies],
+                      ["at chance"])
+            )  # fmt: skip
+        if name.startswith("base rate"):
+            said = [_above_zero(d, f) for d, f in zip(draws, studies, strict=True)]
+            rows.append(tally(KAPPA, case.behaviour, "negative", said, [NO_FIELD_ABOVE]))
         if name in ("constant", "position", "copying"):
             said = [_kappas(d, f) for d, f in zip(draws, studies, strict=True)]
             right_kappa = (

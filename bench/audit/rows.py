@@ -35,6 +35,10 @@ class AuditRow:
     seconds: float = 0.0
 
 
+def _wrong(verdict: str, right: Collection[str]) -> bool:
+    return not is_abstention(verdict) and verdict not in right
+
+
 def tally(
     instrument: str,
     behaviour: str,
@@ -42,11 +46,16 @@ def tally(
     verdicts: Sequence[str],
     right: Collection[str] = (),
     seconds: float = 0.0,
+    *,
+    before: Sequence[str] | None = None,
 ) -> AuditRow:
     """A row from one verdict per seed; `right`: the readings that are right (none on an
-    uninformative input)."""
+    uninformative input). A metamorphic row gives each seed's verdict `before` the change
+    too: a seed is false once, when its verdict after the change is wrong or moved."""
     words = Counter(CANNOT_DECIDE if is_abstention(v) else v for v in verdicts)
-    false = sum(n for word, n in words.items() if word != CANNOT_DECIDE and word not in right)
+    false = sum(
+        _wrong(v, right) or (before is not None and v != before[i]) for i, v in enumerate(verdicts)
+    )
     power = (
         sum(n for word, n in words.items() if word in right) / len(verdicts)
         if planted == "positive" and verdicts

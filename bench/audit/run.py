@@ -50,6 +50,19 @@ def table(rows: Sequence[AuditRow]) -> str:
     return "\n".join(lines)
 
 
+def _kept_rows(instruments: set[str]) -> dict[str, list[str]]:
+    """The rows of `instruments` in the RESULTS.md there is (an instrument left out of this run
+    keeps its rows, not its place in a fresh table)."""
+    if not RESULTS.exists():
+        return {}
+    kept: dict[str, list[str]] = {}
+    for line in RESULTS.read_text(encoding="utf-8").splitlines():
+        name = line[2:].split(" |", 1)[0].split(":", 1)[0] if line.startswith("| ") else ""
+        if name in instruments:
+            kept.setdefault(name, []).append(line)
+    return kept
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=200)
@@ -75,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = "python bench/audit/run.py " + (
             "--small" if args.small else f"--seeds {args.seeds}"
         )
+        kept = _kept_rows(set(MODULES) - set(args.only or MODULES))
         RESULTS.write_text(
             "# The verdict audit\n\n"
             f"`{command}`{' --only ' + ' '.join(args.only) if args.only else ''}: "
@@ -82,9 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(2 cores, shared). False: a reading on an uninformative input, or a reading other "
             "than the right ones on a planted input (an abstention is never false: it costs "
             "power). Power: on planted positives, the share of seeds that read the right "
-            "verdict.\n\n" + found + "\n",
+            "verdict."
+            + (f" The rows of {', '.join(sorted(kept))} are kept from the earlier run of this "
+               "file." if kept else "")
+            + "\n\n" + "\n".join([found, *(line for lines in kept.values() for line in lines)])
+            + "\n",
             encoding="utf-8",
-        )
+        )  # fmt: skip
     false = sum(r.false_verdicts for r in rows if r.planted != "positive")
     print(f"\n{len(rows)} rows, {false} false verdict(s) on negative and uninformative inputs, "
           f"{seconds:.0f} s", file=sys.stderr)  # fmt: skip

@@ -14,7 +14,10 @@ from __future__ import annotations
 import random
 import sys
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -23,81 +26,130 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.audit.rows import SMALL_SEEDS, AuditRow, Planted, tally
 
-from attunebench_inspect.data._split import comparison_key
+from attunebench_inspect._util.bundled import bundled_conversations_dir
+from attunebench_inspect.data import load_codebook
+from attunebench_inspect.data._load import load_conversations
+from attunebench_inspect.data._split import VisibleConversation, VisibleTurn, comparison_pair, split
 from attunebench_inspect.instruments import stability as s
-from attunebench_inspect.instruments.stability._power import pilot_abstention
+from attunebench_inspect.instruments.stability._plan import stated
+from attunebench_inspect.instruments.stability._power import Variances, pilot_abstention
 from attunebench_inspect.score._panel import RATING_DOMAIN
 from attunebench_inspect.solve._identity import self_judge
 from attunebench_inspect.solve._solver import pairwise_labels
 
 INSTRUMENT = "stability"
-SOURCES = ("original", "alternate", "human")
-PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
 Verdict = Callable[[int], str]
 """seed -> the verdict read on that seed's input."""
-Chooser = Callable[[str, str, dict[str, str], list[str], random.Random], str]
-"""(the two labels compared, in display order; label -> source; the content's ranking of the
-sources; the seed's draws) -> the label chosen."""
 
 
-def earlier(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """The majority baseline: the schema's first option, the earlier-shown label."""
-    return first
+@dataclass(frozen=True)
+class Call:
+    """One pairwise call as the solver makes it: a turn's three replies under labels 1-3 in
+    the solver's order, and every comparison the participant made on that turn."""
+
+    turn: VisibleTurn
+    labels: dict[str, str]
+    """label -> source, in display order."""
+    rng: random.Random
+
+    def earlier(self, key: str) -> str:
+        shown = list(self.labels.values())
+        return min(comparison_pair(key), key=shown.index)
 
 
-def coin(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    return rng.choice((first, second))
+Chooser = Callable[[Call], dict[str, str]]
+"""A call -> each comparison's key -> the source chosen."""
 
 
-def middle(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """Blind to content, drawn to the middle position where it is shown."""
-    return "2" if "2" in (first, second) else rng.choice((first, second))
+@cache
+def bundled() -> tuple[VisibleConversation, ...]:
+    """The bundled conversations' visible parts: their real turns, replies and comparisons
+    (twelve a turn on average, every one of a call answered from one reading)."""
+    loaded = load_conversations(bundled_conversations_dir(), load_codebook()).conversations
+    return tuple(split(c.conversation)[0] for c in loaded)
 
 
-def content(
-    first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-) -> str:
-    """Reads the replies: the better of the two by the comparison's ranking."""
-    return min((first, second), key=lambda label: rank.index(labels[label]))
+def _by_length(call: Call, key: str, longer: bool) -> str:
+    a, b = comparison_pair(key)
+    size = {x: len(call.turn.response(x)) for x in (a, b)}  # type: ignore[arg-type]
+    return max((a, b), key=size.__getitem__) if longer else min((a, b), key=size.__getitem__)
 
 
-def mixture(share: float, base: Chooser = content, other: Chooser = earlier) -> Chooser:
-    """`other` on a share of the comparisons, else `base`."""
+def longer(call: Call) -> dict[str, str]:
+    """Reads only the content: the longer reply wins every comparison of the call (verbosity
+    bias), blind to the order shown."""
+    return {c.key: _by_length(call, c.key, True) for c in call.turn.comparisons}
 
-    def choose(
-        first: str, second: str, labels: dict[str, str], rank: list[str], rng: random.Random
-    ) -> str:
-        return (other if rng.random() < share else base)(first, second, labels, rank, rng)
+
+def shorter(call: Call) -> dict[str, str]:
+    return {c.key: _by_length(call, c.key, False) for c in call.turn.comparisons}
+
+
+def per_question(call: Call) -> dict[str, str]:
+    """A content rule of its own for each question: the longer reply for some questions, the
+    shorter for the others, the human-written one first for a third (fixed per question)."""
+    chosen = {}
+    for c in call.turn.comparisons:
+        rule = zlib.crc32(c.question_id.encode()) % 3
+        pair = comparison_pair(c.key)
+        chosen[c.key] = (
+            ("human" if "human" in pair else pair[0])
+            if rule == 2
+            else _by_length(call, c.key, rule == 0)
+        )
+    return chosen
+
+
+def coin(call: Call) -> dict[str, str]:
+    return {c.key: call.rng.choice(comparison_pair(c.key)) for c in call.turn.comparisons}
+
+
+def earlier(call: Call) -> dict[str, str]:
+    """The majority baseline: the schema's first option, the earlier-shown reply."""
+    return {c.key: call.earlier(c.key) for c in call.turn.comparisons}
+
+
+def middle(call: Call) -> dict[str, str]:
+    """Blind to content, drawn to the middle position where it is shown, else a coin."""
+    pick = {}
+    for c in call.turn.comparisons:
+        pair = comparison_pair(c.key)
+        pick[c.key] = call.labels["2"] if call.labels["2"] in pair else call.rng.choice(pair)
+    return pick
+
+
+def mixture(share: float, base: Chooser = longer, other: Chooser = earlier) -> Chooser:
+    """`other`'s choice on a share of the comparisons, else `base`'s."""
+
+    def choose(call: Call) -> dict[str, str]:
+        first, second = base(call), other(call)
+        return {k: second[k] if call.rng.random() < share else v for k, v in first.items()}
 
     return choose
 
 
+def lapses(share: float, base: Chooser = longer, other: Chooser = earlier) -> Chooser:
+    """`other` for every comparison of a share of the calls, else `base`: a bias that takes a
+    whole call at once."""
+    return lambda call: (other if call.rng.random() < share else base)(call)
+
+
 def solver_choices(
-    chooser: Chooser, *, conversations: int = 25, turns: int = 5, epochs: int = 2, seed: int = 0
+    chooser: Chooser, *, conversations: int = 25, turns: int = 10, epochs: int = 2, seed: int = 0
 ) -> list[s.PairChoice]:
-    """Pairwise calls in the solver's order of each epoch, answered by `chooser`."""
+    """The bundled conversations' pairwise calls in the solver's order of each epoch (its
+    `seed`), answered by `chooser`."""
     rng = random.Random(seed)
     result = []
-    for c in range(conversations):
-        cid = f"conv{seed}-{c}"
-        for t in range(1, turns + 1):
-            compared = rng.sample(PAIRS, rng.randint(1, 3))
-            ranks = {pair: rng.sample(SOURCES, 3) for pair in compared}
+    for conversation in bundled()[:conversations]:
+        cid = conversation.conversation_id
+        for turn in conversation.turns[:turns]:
             for epoch in range(1, epochs + 1):
-                labels = dict(pairwise_labels(seed, cid, t, epoch))
-                label_of = {source: label for label, source in labels.items()}
-                chosen = {}
-                for pair in compared:
-                    first, second = sorted(label_of[x] for x in pair)
-                    winner = chooser(first, second, labels, ranks[pair], rng)
-                    chosen[comparison_key("general", *pair)] = labels[winner]  # type: ignore[arg-type]
-                result += s.pair_choices(cid, epoch, t, list(labels.values()), chosen)
+                labels = dict(pairwise_labels(seed, cid, turn.turn_number, epoch))
+                chosen = chooser(Call(turn, labels, rng))
+                result += s.pair_choices(
+                    cid, epoch, turn.turn_number, list(labels.values()), chosen
+                )
     return result
 
 
@@ -127,6 +179,17 @@ def _consistency(chooser: Chooser, **shape: int) -> Verdict:
     return lambda seed: s.position_consistency(solver_choices(chooser, seed=seed, **shape)).verdict
 
 
+CONTENT = {
+    "the longer reply wins (one reading a call, twelve dependent answers)": longer,
+    "the shorter reply wins (one reading a call)": shorter,
+    "a content rule per question (longer, shorter or the human reply; one reading a call)": (
+        per_question
+    ),
+}
+"""Choosers that read only the content, every answer of a call from one reading: structured
+nulls of position bias."""
+
+
 def position_rows(seeds: int) -> list[AuditRow]:
     biased, blind = ["position-biased"], ["no position bias found"]
     chance = ["consistent only by chance"]
@@ -136,21 +199,29 @@ def position_rows(seeds: int) -> list[AuditRow]:
         _row("position bias", "the middle when shown, else a coin", "positive", _bias(middle),
              seeds, biased),
         *(
-            _row("position bias", f"the earlier-shown reply {share:.0%} of the time, else reads",
-                 "positive", _bias(mixture(share)), seeds, biased)
+            _row("position bias", f"the earlier-shown reply on {share:.0%} of comparisons, else "
+                 "the longer", "positive", _bias(mixture(share)), seeds, biased)
+            for share in (0.05, 0.1, 0.2)
+        ),
+        *(
+            _row("position bias", f"the earlier-shown reply for a whole call in {share:.0%} of "
+                 "calls, else the longer", "positive", _bias(lapses(share)), seeds, biased)
             for share in (0.1, 0.2, 0.4)
         ),
-        _row("position bias", "reads the content", "negative", _bias(content), seeds, blind),
+        *(
+            _row("position bias", behaviour, "negative", _bias(chooser), seeds, blind)
+            for behaviour, chooser in CONTENT.items()
+        ),
         _row("position bias", "flips a coin", "negative", _bias(coin), seeds, blind),
-        _row("position bias", "one conversation of two turns (under 30 choices)",
-             "uninformative", _bias(earlier, conversations=1, turns=2), seeds),
+        _row("position bias", "one turn of one conversation (under 30 choices)",
+             "uninformative", _bias(earlier, conversations=1, turns=1), seeds),
         _row("position bias", "every pairwise answer failed to parse (no choice)",
              "uninformative", lambda seed: s.position_bias([]).verdict, seeds),
-        _row("position consistency", "reads the content", "positive", _consistency(content),
-             seeds, ["follows content"]),
+        _row("position consistency", "the longer reply wins", "positive",
+             _consistency(longer), seeds, ["follows content"]),
         *(
-            _row("position consistency", f"reads {1 - share:.0%} of the time, else a coin",
-                 "positive", _consistency(mixture(share, content, coin)), seeds,
+            _row("position consistency", f"the longer on {1 - share:.0%} of comparisons, else "
+                 "a coin", "positive", _consistency(mixture(share, longer, coin)), seeds,
                  ["follows content"])
             for share in (0.75, 0.5, 0.25)
         ),
@@ -161,9 +232,9 @@ def position_rows(seeds: int) -> list[AuditRow]:
         _row("position consistency", "the middle when shown, else a coin", "negative",
              _consistency(middle), seeds, chance),
         _row("position consistency", "one epoch", "uninformative",
-             _consistency(content, epochs=1), seeds),
+             _consistency(longer, epochs=1), seeds),
         _row("position consistency", "five conversations (under 10)", "uninformative",
-             _consistency(content, conversations=5, turns=10), seeds),
+             _consistency(longer, conversations=5), seeds),
     ]  # fmt: skip
 
 
@@ -349,7 +420,19 @@ def _pilot(**shape: float) -> Verdict:
             a, b = ({c: v[:1] for c, v in m.items()} for m in (a, b))
         if shape.get("identical"):
             a = b = {c: [50.0, 50.0] for c in a}
+        if shape.get("twice"):
+            b = a
         return pilot_abstention(a, b) or "conversations needed"
+
+    return read
+
+
+def _stated(scale: float) -> Verdict:
+    """Stated variances of a seeded size times `scale` (the attack's 1e-12)."""
+
+    def read(seed: int) -> str:
+        size = scale * (1 + random.Random(seed).random())
+        return stated(Variances(size, size, size)).abstention or "conversations needed"
 
     return read
 
@@ -363,6 +446,9 @@ def plan_rows(seeds: int) -> list[AuditRow]:
              _pilot(conversations=5), seeds),
         _row("plan", "a pilot of two models that answer one thing (no variance)",
              "uninformative", _pilot(identical=True), seeds),
+        _row("plan", "one run given as both models", "uninformative", _pilot(twice=True), seeds),
+        _row("plan", "stated variances of 1-2 x 1e-12 (near zero)", "uninformative",
+             _stated(1e-12), seeds),
     ]  # fmt: skip
 
 
@@ -385,7 +471,7 @@ def _renamed(choices: Sequence[s.PairChoice], seed: int) -> list[s.PairChoice]:
 
 def _unmoved(seed: int) -> str:
     """Every verdict of one input, then of the same input renamed and reordered: the same?"""
-    choices = solver_choices(mixture(0.5, content, coin), seed=seed)
+    choices = solver_choices(mixture(0.5, longer, coin), seed=seed)
     models = two_models(seed, 3.0)
     renamed_models = {
         f"model-{m}": {f"y{c}": v for c, v in per.items()} for m, per in models.items()

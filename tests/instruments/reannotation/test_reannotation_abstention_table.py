@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bench.audit.reannotation import constant, draw, position_constant
+from bench.audit.reannotation import (
+    BASE_RATES,
+    constant,
+    draw,
+    permuted_pairwise,
+    position_constant,
+)
 
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect._util.bootstrap import Interval
@@ -115,6 +121,50 @@ def test_a_constant_or_position_constant_annotator_scores_kappa_0_on_every_field
     assert mode["test"]["verdict"].startswith(
         "cannot decide: the third-party labels carry no information about "
     )
+
+
+@pytest.mark.parametrize("how", list(BASE_RATES))
+def test_an_annotator_who_copies_the_base_rates_reads_nothing_of_the_person(
+    study: Study, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    """Every label copied from other conversations (the same question and pair, any question
+    of the pair, or the same question on the same turn number): no label field above 0, no
+    task read above chance, and the test cannot decide. In strata of the pair alone the
+    pairwise kappa of the first read 0.21, its interval above 0 in 20 of 20 seeds (issue 45);
+    its rates over 50 seeds are the audit's (bench/audit/RESULTS.md)."""
+    seeded = draw(study.world, 0)
+    readings = {c: BASE_RATES[how](seeded, c, "base") for c in study.world.visible}
+    found = _report(capsys, study, _file(study, "base", readings))
+    rows = {a["field"]: a["corrected"] for a in found["agreement"] if a["rater"] == "base"}
+    # Never above chance; below it on a few conversations (copies from the other 11 lack the
+    # participant's own answer: a kappa near -1/(m - 1) over m conversations asking the item).
+    for name in ("mood_shift", "binary_observed", "binary_preferred", "pairwise"):
+        assert rows[name]["low"] <= 0 and rows[name]["estimate"] < 0.05, (name, rows[name])
+    (mode,) = found["modes"]
+    assert not any(i["informative"] for i in mode["test"]["information"].values())
+    assert mode["test"]["verdict"].startswith(
+        "cannot decide: the third-party labels carry no information about "
+    )
+
+
+def test_annotators_who_permute_the_winners_say_nothing_of_preferences(
+    study: Study, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three annotators who give the participant's label on 80% of items but every pairwise
+    winner from other conversations: preference prediction is not read above chance (the
+    winners carry nothing of the person), and the test does not read "separability holds" on
+    it (it did in 20 of 20 seeds, issue 45)."""
+    seeded = draw(study.world, 0)
+    files = [
+        _file(study, name, {c: permuted_pairwise(seeded, c, name) for c in study.world.visible})
+        for name in ("w0", "w1", "w2")
+    ]
+    (mode,) = _report(capsys, study, *files)["modes"]
+    information = mode["test"]["information"]
+    assert not information["preference_prediction"]["informative"]
+    assert information["emotion_recognition"]["informative"]
+    assert information["behavioral_classification"]["informative"]
+    assert mode["test"]["verdict"] != "separability holds", mode["test"]["reading"]
 
 
 def test_one_annotator_counts_once_however_its_files_are_named(

@@ -342,9 +342,17 @@ def _captured(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     [
         (["--difference", "2"], "give the pilot's logs (--pilot) or the variances (--variances)"),
         (["--variances", "1", "1", "1", "--difference", "0"],
-         "--difference must be a positive number of Composite points; got 0.0"),
+         "--difference must be at least 0.01 Composite points (the precision a report gives a "
+         "Composite: a smaller difference cannot be shown); got 0"),
+        # The attack of issue 47: a difference no one can mean.
+        (["--variances", "1", "1", "1", "--difference", "1e-300"],
+         "--difference must be at least 0.01 Composite points (the precision a report gives a "
+         "Composite: a smaller difference cannot be shown); got 1e-300"),
         (["--variances", "1", "1", "1", "--difference", "2", "--power", "1.5"],
          "--power and --alpha must be in (0, 1); got 1.5, 0.05"),
+        (["--variances", "1", "1", "1", "--difference", "2", "--power", "0.03"],
+         "--power must be above --alpha (a test rejects at rate alpha with no difference at all, "
+         "so any plan reaches a power of alpha); got power 0.03, alpha 0.05"),
         (["--variances", "1", "1", "1", "--difference", "2", "--model", "x/y"],
          "--price-in and --price-out are required with --model"),
     ],

@@ -13,12 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bench.audit.stability import (
+    Chooser,
     coin,
-    content,
     earlier,
+    longer,
     middle,
     panel,
+    per_question,
     reruns,
+    shorter,
     solver_choices,
     two_models,
 )
@@ -35,13 +38,14 @@ from attunebench_inspect.solve._solver import pairwise_labels
 from tests.spy import Spy, valid_answer
 
 FEW = 500
+TESTED = 2000  # permutations where a verdict is read at the rule's level 0.01
 
 
 # --- position bias ------------------------------------------------------------------------------
 
 
 def test_position_bias_cannot_decide_under_30_choices() -> None:
-    short = solver_choices(earlier, conversations=1, turns=2)
+    short = solver_choices(earlier, conversations=1, turns=1)
     assert len(short) < 30
     assert s.position_bias(short, resamples=FEW).verdict == (
         f"cannot decide: {len(short)} choice(s); the rule needs 30"
@@ -54,25 +58,31 @@ def test_position_bias_cannot_decide_when_every_pairwise_answer_failed() -> None
     )
 
 
-@pytest.mark.parametrize("chooser", [content, coin], ids=["reads the content", "a coin"])
-def test_position_bias_negative_controls(chooser: Callable[..., str]) -> None:
+@pytest.mark.parametrize(
+    "chooser",
+    [longer, shorter, per_question, coin],
+    ids=["the longer reply", "the shorter reply", "a rule per question", "a coin"],
+)
+def test_position_bias_negative_controls(chooser: Chooser) -> None:
+    """Choosers blind to the order, the content ones answering a call's twelve comparisons from
+    one reading: no bias in any seed (their rates over 50 seeds: bench/audit/RESULTS.md)."""
     for seed in range(5):
-        found = s.position_bias(solver_choices(chooser, seed=seed), resamples=FEW)
-        assert found.verdict == "no position bias found", (seed, found)
+        found = s.position_bias(solver_choices(chooser, seed=seed), resamples=TESTED)
+        assert found.verdict == "no position bias found", (seed, found.permutation_p)
 
 
 # --- position consistency ------------------------------------------------------------------------
 
 
 def test_position_consistency_cannot_decide_with_one_epoch() -> None:
-    one = solver_choices(content, epochs=1)
+    one = solver_choices(longer, epochs=1)
     assert s.position_consistency(one, resamples=FEW).verdict == (
         "cannot decide: 1 epoch(s); swaps need 2 or more"
     )
 
 
 def test_position_consistency_cannot_decide_under_30_swaps() -> None:
-    few = solver_choices(content, conversations=12, turns=1)[:40]
+    few = solver_choices(longer, conversations=12, turns=1)[:40]
     found = s.position_consistency(few, resamples=FEW)
     assert found.swaps < 30 and found.verdict == (
         f"cannot decide: {found.swaps} swapped pair(s); the rule needs 30"
@@ -81,9 +91,7 @@ def test_position_consistency_cannot_decide_under_30_swaps() -> None:
 
 def test_position_consistency_cannot_decide_under_10_conversations() -> None:
     """Forty swaps from five conversations: an interval over five conversations says nothing."""
-    found = s.position_consistency(
-        solver_choices(content, conversations=5, turns=10), resamples=FEW
-    )
+    found = s.position_consistency(solver_choices(longer, conversations=5, turns=10), resamples=FEW)
     assert found.swaps >= 30
     assert found.verdict == "cannot decide: 5 conversation(s); the interval needs 10"
 
@@ -91,7 +99,7 @@ def test_position_consistency_cannot_decide_under_10_conversations() -> None:
 @pytest.mark.parametrize(
     "chooser", [coin, earlier, middle], ids=["a coin", "the earlier reply", "the middle reply"]
 )
-def test_position_consistency_negative_controls(chooser: Callable[..., str]) -> None:
+def test_position_consistency_negative_controls(chooser: Chooser) -> None:
     """Never the positive reading; the rate of any other error is the audit's
     (bench/audit/stability.py)."""
     for seed in range(5):
@@ -281,7 +289,7 @@ def test_six_epochs_show_each_order_once_and_every_two_reverse_every_pair() -> N
 
 
 def test_two_epochs_give_a_swap_from_every_comparison() -> None:
-    choices = solver_choices(content, conversations=10, turns=3)
+    choices = solver_choices(longer, conversations=10, turns=3)
     found = s.position_consistency(choices, resamples=FEW)
     assert found.swaps == len(choices) // 2
 
@@ -300,13 +308,27 @@ def test_the_plan_cannot_decide() -> None:
         "cannot decide: 9 conversation(s) with a Composite in every epoch of both models; a "
         "pilot needs 10"
     )
-    same = {c: [50.0, 50.0] for c in a}
-    expected = (
-        "cannot decide: no variance at all (every rerun and every conversation's difference "
-        "the same): any two conversations would seem to separate any difference"
+    one = (
+        "cannot decide: the two runs have the same Composite in every conversation and epoch "
+        "(one run given as both models, or one model that answers one thing run twice): a plan "
+        "needs two models' runs"
     )
-    assert s.pilot_abstention(same, same) == expected
-    assert stated(s.Variances(0.0, 0.0, 0.0)).abstention == expected
+    assert s.pilot_abstention(a, a) == one
+    same = {c: [50.0, 50.0] for c in a}
+    assert s.pilot_abstention(same, same) == one
+    # Two models that each answer one thing, a fixed difference apart.
+    apart = {c: [52.0, 52.0] for c in a}
+    assert s.pilot_abstention(same, apart) == (
+        "cannot decide: no variance to plan on (a conversation's difference varies by an SD of "
+        "0 points, under the report's precision of 0.01): any two conversations would seem to "
+        "separate any difference"
+    )
+    # Near zero is none: an SD under the report's precision (issue 45: variances of 1e-12 read
+    # "2 conversations at power 1.000").
+    for tiny in (0.0, 1e-12, 3e-5):
+        found = stated(s.Variances(tiny, tiny, tiny)).abstention
+        assert found is not None and found.startswith("cannot decide: no variance to plan on"), tiny
+    assert stated(s.Variances(1e-4, 0, 0)).abstention is None
     assert s.pilot_abstention(a, b) is None and stated(s.Variances(25, 9, 9)).abstention is None
 
 

@@ -10,12 +10,21 @@ import random
 
 import numpy as np
 import pytest
-from bench.audit.stability import Chooser, coin, content, earlier, middle, mixture, two_models
+from bench.audit.stability import (
+    Chooser,
+    coin,
+    earlier,
+    lapses,
+    longer,
+    middle,
+    mixture,
+    solver_choices,
+    two_models,
+)
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from attunebench_inspect.data._split import comparison_key
 from attunebench_inspect.instruments import stability as p
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability import _agreement as judges
@@ -23,40 +32,14 @@ from attunebench_inspect.score import _panel as panel
 from attunebench_inspect.solve._identity import ModelIdentity, model_identity, self_judge
 from attunebench_inspect.solve._predictions import JudgeVerdict
 
-SOURCES = ("original", "alternate", "human")
-PAIRS = [(a, b) for i, a in enumerate(SOURCES) for b in SOURCES[i + 1 :]]
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAST = 300  # bootstrap resamples where only the verdict or the range is checked
+TESTED = 2000  # resamples (permutations) where a verdict is read at the rule's level 0.01
 
 
-# The choosers (the two labels in display order, the labels' sources, the content ranking of the
-# comparison, a random source -> the winning label) are the verdict audit's.
-def choices_of(
-    chooser: Chooser, *, conversations: int = 25, turns: int = 5, epochs: int = 2, seed: int = 0
-) -> list[s.PairChoice]:
-    """Pairwise calls as the solver makes them (three replies under labels 1-3 in a seeded order,
-    a new order in every epoch, comparisons between labels in label order) answered by
-    `chooser`, read back through `pair_choices` as the report will read a log."""
-    rng = random.Random(seed)
-    result = []
-    for c in range(conversations):
-        for t in range(1, turns + 1):
-            compared = rng.sample(PAIRS, rng.randint(1, 3))
-            ranks = {pair: rng.sample(SOURCES, 3) for pair in compared}
-            for epoch in range(1, epochs + 1):
-                order = rng.sample(SOURCES, 3)
-                labels = {str(i + 1): source for i, source in enumerate(order)}
-                label_of = {source: label for label, source in labels.items()}
-                comparisons, prediction = {}, {}
-                for i, pair in enumerate(compared):
-                    cid = f"c{i + 1:02d}"
-                    first, second = sorted(label_of[x] for x in pair)
-                    comparisons[cid] = comparison_key("general", *pair)  # type: ignore[arg-type]
-                    winner = chooser(first, second, labels, ranks[pair], rng)
-                    prediction[cid] = {"winner": winner}
-                chosen = {comparisons[cid]: labels[p["winner"]] for cid, p in prediction.items()}
-                result += s.pair_choices(f"conv{c}", epoch, t, order, chosen)
-    return result
+# The choosers and the pairwise calls they answer (the bundled conversations' turns, shown in the
+# solver's orders, read back through `pair_choices` as the report reads a log) are the verdict
+# audit's.
 
 
 # --- reading a pairwise call record -------------------------------------------------------------
@@ -99,22 +82,46 @@ def _choice(
 
 
 def test_position_bias_hand_checked() -> None:
-    # 40 comparisons of positions (1, 2) over 4 conversations, the earlier chosen 30 times.
+    # 40 comparisons of positions (1, 2) over 4 conversations of one turn, the earlier chosen 30
+    # times (8, 8, 7 and 7 of each turn's 10).
     choices = [_choice(f"c{i % 4}", (1, 2), i < 30) for i in range(40)]
-    result = s.position_bias(choices, resamples=FAST)
+    result = s.position_bias(choices)
     # earlier share 30/40 = 0.75; position 1 chosen 30/40, position 2 10/40, position 3 never.
     assert result.earlier.estimate == pytest.approx(0.75)
     assert [x.share.estimate for x in result.positions] == pytest.approx([0.75, 0.25])
     # A uniform chooser: every comparison shows positions 1 and 2, each chosen half the time.
     assert [x.expected for x in result.positions] == pytest.approx([0.5, 0.5])
-    # chi-square over the one displayed pair: (2*30 - 40)^2 / 40 = 10 on 1 df, p = 0.00157.
-    assert (result.chi2, result.chi2_df) == (pytest.approx(10.0), 1)
-    assert result.chi2_p == pytest.approx(0.001565, abs=1e-6)
-    # binomial, X ~ Bin(40, 1/2): P(X >= 30) = sum of C(40, k) for k = 30..40 over 2^40
-    # = 1,221,246,132 / 1,099,511,627,776 = 0.0011107; two-sided (symmetric) 0.0022214.
-    assert result.binomial_p == pytest.approx(0.0022214, abs=1e-7)
-    # deviation 0.25 >= 0.05 and p < 0.01: biased.
-    assert (result.deviation, result.verdict) == (pytest.approx(0.25), "position-biased")
+    # chi-square over the one displayed pair: (2*30 - 40)^2 / 40 = 10, as scipy's.
+    assert result.chi2 == pytest.approx(10.0)
+    assert result.chi2 == pytest.approx(stats.chisquare([30, 10], [20, 20]).statistic)
+    # But the four turns were shuffled four times, not forty: redrawing each turn's order swaps
+    # its two replies, or not, for all ten answers at once. Of the 16 equally likely draws, only
+    # none swapped (30 earlier) and all swapped (10) are as far from 20: p = 2/16.
+    assert result.permutation_p == pytest.approx(2 / 16, abs=0.01)
+    assert (result.deviation, result.verdict) == (pytest.approx(0.25), "no position bias found")
+
+
+def test_one_comparison_a_turn_is_the_exact_binomial_test() -> None:
+    # 40 turns of one comparison each: the redraw swaps each answer independently, so the
+    # permutation p is the exact two-sided binomial test's: P(|X - 20| >= 10), X ~ Bin(40, 1/2)
+    # = 2 * 1,221,246,132 / 1,099,511,627,776 = 0.0022214.
+    choices = [_choice("c", (1, 2), i < 30, turn=i) for i in range(40)]
+    result = s.position_bias(choices)
+    assert result.permutation_p == pytest.approx(0.0022214, abs=0.001)
+    assert stats.binomtest(30, 40).pvalue == pytest.approx(0.0022214, abs=1e-7)
+    assert result.verdict == "position-biased"
+
+
+def test_a_chooser_of_the_longer_reply_is_not_position_biased() -> None:
+    """Content alone, one reading a call (twelve dependent answers), on the bundled
+    conversations shown in the solver's orders: the chi-square's own p read it biased in 3 of 50
+    seeds (bench/audit/RESULTS.md); the permutation's, in none. The earlier-shown reply on 20% of
+    comparisons is caught in every seed."""
+    for seed in range(3):
+        blind = s.position_bias(solver_choices(longer, seed=seed), resamples=TESTED)
+        assert blind.verdict == "no position bias found", (seed, blind.permutation_p)
+        biased = s.position_bias(solver_choices(mixture(0.2), seed=seed), resamples=FAST)
+        assert biased.verdict == "position-biased", (seed, biased.permutation_p)
 
 
 def test_uniform_expectation_follows_which_pairs_are_compared() -> None:
@@ -132,23 +139,24 @@ def test_uniform_expectation_follows_which_pairs_are_compared() -> None:
 
 
 def test_position_bias_flags_the_earlier_picker_and_the_middle_picker() -> None:
-    first = s.position_bias(choices_of(earlier), resamples=FAST)
+    first = s.position_bias(solver_choices(earlier), resamples=FAST)
     assert first.verdict == "position-biased"
     assert first.earlier.estimate == 1.0 and first.earlier.low == 1.0
-    centre = s.position_bias(choices_of(middle), resamples=FAST)
+    centre = s.position_bias(solver_choices(middle), resamples=FAST)
     # The middle picker leaves the earlier share near 1/2; the chi-square over the pairs sees it.
     assert centre.verdict == "position-biased"
     assert centre.positions[1].share.low > centre.positions[1].expected
 
 
 def test_position_bias_spares_content_readers_and_coin_flippers() -> None:
-    for chooser in (content, coin):
-        result = s.position_bias(choices_of(chooser), resamples=FAST)
+    for chooser in (longer, coin):
+        result = s.position_bias(solver_choices(chooser), resamples=FAST)
         assert result.verdict == "no position bias found"
-        assert result.earlier.low < 0.5 < result.earlier.high
+        # Epoch 2 reverses epoch 1's order: the longer reply is the earlier one exactly once.
+        assert result.earlier.low <= 0.5 <= result.earlier.high
 
 
-SEEDS = range(60)
+SEEDS = range(30)
 
 
 def _rate(verdicts: list[str], verdict: str) -> float:
@@ -156,24 +164,24 @@ def _rate(verdicts: list[str], verdict: str) -> float:
 
 
 def test_position_bias_false_positive_rate_and_power() -> None:
-    """Measured over 60 seeds at the bundled set's size (25 conversations x 5 turns, 2 epochs):
-    the false-positive rate of content readers and coin flippers, and the power against a reader
-    that picks the earlier reply 20% / 40% of the time. bench/stability.py measures more
-    (docs/stability.md: 0.020 and 0.005 false positives, power 0.925 and 1.000 over 200)."""
+    """Measured over 30 seeds on the bundled conversations (2 epochs): the false-positive rate of
+    a chooser of the longer reply (one reading a call) and of a coin flipper, and the power
+    against a chooser of the earlier reply on 20% of comparisons or for whole calls in 40% of
+    calls. bench/audit/run.py measures more (bench/audit/RESULTS.md)."""
 
     def flagged(chooser: Chooser) -> float:
         return _rate(
             [
-                s.position_bias(choices_of(chooser, seed=seed), resamples=50).verdict
+                s.position_bias(solver_choices(chooser, seed=seed), resamples=TESTED).verdict
                 for seed in SEEDS
             ],
             "position-biased",
         )
 
-    assert flagged(content) <= 0.05
+    assert flagged(longer) <= 0.05
     assert flagged(coin) <= 0.05
     assert flagged(mixture(0.2)) >= 0.8
-    assert flagged(mixture(0.4)) >= 0.95
+    assert flagged(lapses(0.4)) >= 0.95
 
 
 def test_position_bias_without_enough_data() -> None:
@@ -213,34 +221,33 @@ def test_position_consistency_hand_checked() -> None:
 
 
 def test_consistency_of_known_choosers() -> None:
-    first = s.position_consistency(choices_of(earlier), resamples=FAST)
+    first = s.position_consistency(solver_choices(earlier), resamples=FAST)
     # The earlier picker (the suite's majority baseline) never keeps a reply once the order is
     # reversed, and a content-blind chooser with its position shares would not either.
     assert first.consistency.estimate == 0.0 and first.consistency.high == 0.0
     assert first.chance == 0.0
     assert first.verdict == "consistent only by chance"
-    flips = s.position_consistency(choices_of(coin), resamples=FAST)
+    flips = s.position_consistency(solver_choices(coin), resamples=FAST)
     assert flips.verdict == "consistent only by chance"
     assert flips.consistency.low < 0.5 < flips.consistency.high
     assert flips.chance == pytest.approx(0.5, abs=0.02)
-    reader = s.position_consistency(choices_of(content), resamples=FAST)
+    reader = s.position_consistency(solver_choices(longer), resamples=FAST)
     assert reader.consistency.estimate == 1.0
     assert reader.chance == pytest.approx(0.5, abs=0.02)
     assert reader.verdict == "follows content"
-    centre = s.position_consistency(choices_of(middle), resamples=FAST)
+    centre = s.position_consistency(solver_choices(middle), resamples=FAST)
     assert centre.verdict == "consistent only by chance"
 
 
 def test_consistency_false_positive_rate_and_power() -> None:
-    """Over 60 seeds: content-blind choosers read as "follows content" near the interval's
-    one-sided 2.5% (3-4% over 400 seeds at 25 conversations, bench/stability.py: the bootstrap
-    over 25 conversations is a little narrow); a reader that follows the content half the time
+    """Over 30 seeds: content-blind choosers read as "follows content" near the interval's
+    one-sided 2.5% (bench/audit/RESULTS.md); a reader that follows the content half the time
     (else flips a coin) is found at the bundled set's size."""
 
     def rate(chooser: Chooser, verdict: str) -> float:
         return _rate(
             [
-                s.position_consistency(choices_of(chooser, seed=seed), resamples=200).verdict
+                s.position_consistency(solver_choices(chooser, seed=seed), resamples=200).verdict
                 for seed in SEEDS
             ],
             verdict,
@@ -250,13 +257,13 @@ def test_consistency_false_positive_rate_and_power() -> None:
     assert rate(middle, "follows content") <= 0.1
     assert rate(mixture(0.5, coin), "follows content") <= 0.1  # coin or earlier: content-blind
     # Reading the content in half of the answers (else a coin): consistency 1/4 + 3/4 * 1/2
-    # = 0.625 against chance 0.5 on about 125 swaps.
-    assert rate(mixture(0.5, content, coin), "follows content") >= 0.7
-    assert rate(mixture(0.25, content, coin), "follows content") >= 0.95
+    # = 0.625 against chance 0.5 on about 1,500 swaps.
+    assert rate(mixture(0.5, longer, coin), "follows content") >= 0.7
+    assert rate(mixture(0.25, longer, coin), "follows content") >= 0.95
 
 
 def test_consistency_needs_two_epochs() -> None:
-    result = s.position_consistency(choices_of(content, epochs=1), resamples=FAST)
+    result = s.position_consistency(solver_choices(longer, epochs=1), resamples=FAST)
     assert (result.verdict, result.epochs) == (
         "cannot decide: 1 epoch(s); swaps need 2 or more",
         1,
@@ -778,8 +785,7 @@ def test_position_statistics_stay_in_range(choices: list[s.PairChoice]) -> None:
         bias.earlier.estimate,
         bias.earlier.low,
         bias.earlier.high,
-        bias.chi2_p,
-        bias.binomial_p,
+        bias.permutation_p,
     ):
         assert _in(x, 0, 1)
     assert sum(x.expected for x in bias.positions) == pytest.approx(1.0)

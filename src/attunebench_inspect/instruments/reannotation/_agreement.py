@@ -93,9 +93,12 @@ def _binary_accuracy(view: Literal["observed", "preferred"]) -> Callable[..., fl
 
 def _pairwise_items(third: LabelSet, own: GroundTruth) -> list[Item]:
     """A comparison's category: whether the first source of its (sorted) pair won; its
-    stratum: the pair, and which of the two the page showed earlier. Within a stratum a rater
-    who always picks the earlier-shown reply, or always the same source, is constant (kappa
-    0)."""
+    stratum: the question, the pair, and which of the two the page showed earlier. Within a
+    stratum a rater who always picks the earlier-shown reply, or always the same source, is
+    constant (kappa 0), and one who copies the winners of the same question and pair from other
+    conversations (their base rate: PW5's alternate beats the original 30 to 1 in the bundled
+    set) agrees only by chance. The order the participant was shown is no stratum: the page
+    does not show it, so no rater can follow it."""
     result = []
     for a, o in zip(third.truth.turns, own.turns, strict=True):
         shown: list[str] = []
@@ -107,14 +110,15 @@ def _pairwise_items(third: LabelSet, own: GroundTruth) -> list[Item]:
                 continue
             first, second = comparison_pair(key)
             earlier = min((first, second), key=shown.index) if shown else ""
-            stratum = f"{first}-{second}/{earlier}"
+            stratum = f"{key}/{earlier}"
             result.append((stratum, int(first == winner), int(first == a.pairwise[key])))
     return result
 
 
 def _mood_items(third: LabelSet, own: GroundTruth) -> list[Item]:
+    # Per turn number too: a first turn always shifts the mood in the bundled set.
     return [
-        (e, int(e in o.mood_shift), int(e in a.mood_shift))
+        (f"{e}/{o.turn_number}", int(e in o.mood_shift), int(e in a.mood_shift))
         for a, o in zip(third.truth.turns, own.turns, strict=True)
         for e in PANAS_ITEMS
     ]
@@ -154,7 +158,7 @@ def fields(codebook: Codebook) -> tuple[Field, ...]:
             "mood_shift", "emotion_recognition", "emotion_pillar",
             _per_turn(lambda a, o: (m.emotion_f1(a.mood_shift, o.mood_shift)
                                     + m.emotion_va(a.mood_shift, o.mood_shift)) / 2),
-            _mood_items, 2, strata="each PANAS item's presence per turn",
+            _mood_items, 2, strata="each PANAS item on each turn number",
         ),
         Field(
             "binary_observed", "behavioral_classification", "binary_om_accuracy",
@@ -168,7 +172,8 @@ def fields(codebook: Codebook) -> tuple[Field, ...]:
         Field(
             "pairwise", "preference_prediction", "pairwise_accuracy",
             _per_turn(lambda a, o: m.pairwise_accuracy(a.pairwise, o.pairwise)),
-            _pairwise_items, 2, strata="each pair of replies and which the page showed earlier",
+            _pairwise_items, 2,
+            strata="each question and pair of replies, and which the page showed earlier",
         ),
         Field(
             "post_panas", None, "panas_item_normalized",

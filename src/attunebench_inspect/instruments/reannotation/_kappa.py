@@ -19,6 +19,19 @@ one of the stratified kappas Barlow, Lai & Azen (1991, Statistics in Medicine 10
 With one stratum it is Cohen's kappa, which tests pin to sklearn.metrics.cohen_kappa_score
 stratum by stratum. What it measures: agreement beyond what each item's base rates explain,
 the reading of *this person*, which is what the reviewer's test asks of the third parties.
+
+A kappa is chance-corrected only against the marginals of the strata it is computed in
+(Fleiss, Levin & Paik 2003, Statistical Methods for Rates and Proportions, 3rd ed., ch. 18):
+strata that omit something that sets a label's base rate and that a rater can see let that
+base rate pass as agreement. So a stratum is everything shown with the item that sets its base
+rate: the question (a comparison's question as well as its pair: strata of the pair alone gave
+a rater copying the winners of the same comparisons in other conversations kappa 0.21, its
+interval above 0 in every seed), the order the page showed, and for the mood shift the turn
+number (a first turn always shifts the mood: a rater copying the same turn's tags of other
+conversations read above 0 in 4 of 10 seeds on 12 conversations under strata of the item
+alone). The binary questions' turn number is not one: copying the same turn's answers scores
+about 0 (bench/audit/RESULTS.md), while strata per turn leave a few items each and cost a faint
+reader's detection (docs/third-party.md).
 """
 
 from __future__ import annotations

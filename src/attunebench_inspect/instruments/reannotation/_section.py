@@ -114,10 +114,11 @@ def _agreement(study: ThirdPartySection) -> Table:
         "a chance level exists (kappa: Cohen's on categories; 'weighted': quadratic-weighted, on "
         "the 1-7 ratings and Q3's ordered options; items: what the kappa counts). The kappa's "
         "chance agreement is computed within each item (each PANAS item, binary question, Q1 "
-        "option or Four-Branch branch; each pair of replies and which of the two the page showed "
-        "earlier), so a rater who answers every item the same way, or always picks the reply "
-        "shown earlier, scores 0. The follow-up in one's own words has no fixed categories, so "
-        "no kappa.",
+        "option or Four-Branch branch; each comparison's question and pair of replies and which "
+        "of the two the page showed earlier), so a rater who answers every item the same way, or "
+        "always picks the reply shown earlier, scores 0, and one who copies each item's answers "
+        "from other conversations (its base rate) about 0. The follow-up in one's own words has "
+        "no fixed categories, so no kappa.",
     )
 
 

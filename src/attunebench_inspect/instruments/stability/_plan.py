@@ -17,7 +17,7 @@ from ...tools.report._compared import compared
 from ...tools.report._logs import is_main_task_run, read_runs
 from ...tools.report._run_table import run_table
 from ._power import PlanRow, Variances, pilot_abstention, plan, run_cost, variances_from_pilot
-from ._rules import RULES
+from ._rules import RESOLUTION, RULES
 
 MAX_EPOCHS = 100
 """The most epochs a plan searches (each row is a power search over conversations)."""
@@ -131,9 +131,10 @@ def plan_rows(
     max_epochs: int,
     available: int | None,
 ) -> list[PlanRow]:
-    if difference <= 0 or not math.isfinite(difference):
+    if not difference >= RESOLUTION or not math.isfinite(difference):
         raise InputError(
-            f"--difference must be a positive number of Composite points; got {difference}"
+            f"--difference must be at least {RESOLUTION} Composite points (the precision a "
+            f"report gives a Composite: a smaller difference cannot be shown); got {difference:g}"
         )
     widest = BY_NAME["composite"].high - BY_NAME["composite"].low
     if difference > widest:
@@ -143,6 +144,11 @@ def plan_rows(
         )
     if not 0 < target < 1 or not 0 < alpha < 1:
         raise InputError(f"--power and --alpha must be in (0, 1); got {target}, {alpha}")
+    if target <= alpha:
+        raise InputError(
+            f"--power must be above --alpha (a test rejects at rate alpha with no difference at "
+            f"all, so any plan reaches a power of alpha); got power {target}, alpha {alpha}"
+        )
     if not 1 <= max_epochs <= MAX_EPOCHS:
         raise InputError(f"--max-epochs must be from 1 to {MAX_EPOCHS}; got {max_epochs}")
     if pilot.abstention is not None:

@@ -5,12 +5,11 @@ another epoch (`position_consistency`); from the pairwise call records (`pair_ch
 from __future__ import annotations
 
 import itertools
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..._util.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -138,12 +137,11 @@ class PositionBias:
     earlier: Interval
     """The share of choices that went to the earlier-displayed reply (expected 1/2)."""
     positions: list[PositionShare]
-    binomial_p: float
-    """Exact two-sided binomial test of the earlier share against 1/2."""
     chi2: float
-    chi2_df: int
-    chi2_p: float
     """Pearson's chi-square over the displayed pairs (each pair's earlier count against half)."""
+    permutation_p: float
+    """The chi-square's p under the shuffle itself: the share of draws of the display orders
+    (`_permutation_test`) whose chi-square is at least the observed one."""
     deviation: float
     """The largest distance of a share (the earlier one's, each position's) from its
     expectation."""
@@ -153,7 +151,7 @@ class PositionBias:
 
 @dataclass(frozen=True)
 class _ByPosition:
-    """Choices counted per conversation (rows) and per displayed pair of positions."""
+    """Choices counted per conversation (rows) and per display position."""
 
     conversations: int
     total: Matrix
@@ -162,17 +160,14 @@ class _ByPosition:
     """(conversations, positions): choices that went to each display position."""
     shown: Matrix
     """(conversations, positions): comparisons that showed each display position."""
-    pair_n: Counter[tuple[int, int]]
-    pair_earlier: Counter[tuple[int, int]]
 
 
 def _by_position(choices: Sequence[PairChoice]) -> _ByPosition:
     row = {conv: i for i, conv in enumerate(sorted({c.conversation for c in choices}))}
     n, width = len(row), max((p for c in choices for p in c.positions), default=0)
     counts = _ByPosition(
-        n, np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, width)), np.zeros((n, width)),
-        Counter(), Counter(),
-    )  # fmt: skip
+        n, np.zeros((n, 1)), np.zeros((n, 1)), np.zeros((n, width)), np.zeros((n, width))
+    )
     for c in choices:
         i = row[c.conversation]
         counts.total[i, 0] += 1
@@ -180,26 +175,83 @@ def _by_position(choices: Sequence[PairChoice]) -> _ByPosition:
         counts.chosen[i, c.chosen_position - 1] += 1
         for p in c.positions:
             counts.shown[i, p - 1] += 1
-        counts.pair_n[c.positions] += 1
-        counts.pair_earlier[c.positions] += c.chose_earlier
     return counts
 
 
-def _chi_square(by: _ByPosition) -> tuple[float, float]:
-    """Pearson's chi-square over the displayed pairs of positions: each pair's earlier and later
-    counts against half its comparisons, one degree of freedom per pair."""
-    pairs = sorted(by.pair_n)
-    observed = [v for s in pairs for v in (by.pair_earlier[s], by.pair_n[s] - by.pair_earlier[s])]
-    chi2, p = stats.chisquare(
-        observed, [by.pair_n[s] / 2 for s in pairs for _ in range(2)], ddof=len(pairs) - 1
-    )
-    return float(chi2), float(p)
+def _chi_square(counts: Matrix, cells: int) -> Matrix:
+    """Pearson's chi-square of each row of counts [n_1..n_k, earlier_1..earlier_k] over the k
+    displayed pairs of positions: each pair's earlier and later counts against half its
+    comparisons (Pearson 1900; scipy.stats.chisquare gives the same, tests pin it)."""
+    n, earlier = counts[:, :cells], counts[:, cells:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(n > 0, (2 * earlier - n) ** 2 / n, 0.0)
+    return np.asarray(terms.sum(axis=1), dtype=float)
 
 
-def _bias_verdict(count: int, chi2_p: float, deviation: float) -> PositionVerdict:
+PERMUTATION_CHUNK = 1000
+"""Draws of the display orders summed at once (a draw holds every unit's counts)."""
+
+
+def _layouts(choices: Sequence[PairChoice]) -> tuple[Matrix, int]:
+    """(units, relabellings, 2k): per unit of the shuffle (a conversation's turn: one seeded
+    order of its replies for every epoch, `solve._solver.pairwise_labels`) and per relabelling
+    of its replies, the counts [n_s, earlier_s] per displayed pair of positions s that the
+    unit's choices give had the shuffle put each reply where the relabelling's image was shown,
+    the chosen replies unchanged; and k. Relabelling 0 is the identity (the data)."""
+    width = max(p for c in choices for p in c.positions)
+    cell = {pair: i for i, pair in enumerate(itertools.combinations(range(1, width + 1), 2))}
+    units: dict[tuple[str, int], list[PairChoice]] = defaultdict(list)
+    for c in choices:
+        units[(c.conversation, c.turn)].append(c)
+    sources = sorted({s for c in choices for s in (c.earlier, c.later)})
+    relabellings = [dict(zip(sources, p, strict=True)) for p in itertools.permutations(sources)]
+    counts = np.zeros((len(units), len(relabellings), 2 * len(cell)))
+    for u, unit in enumerate(units.values()):
+        where: dict[int, dict[str, int]] = defaultdict(dict)
+        for c in unit:
+            where[c.epoch] |= {c.earlier: c.positions[0], c.later: c.positions[1]}
+        for shown in where.values():
+            # A reply no comparison of the call named sat in the position left over.
+            left = sorted(set(range(1, width + 1)) - set(shown.values()))
+            shown |= dict(zip((s for s in sources if s not in shown), left, strict=False))
+        for r, relabel in enumerate(relabellings):
+            for c in unit:
+                other = c.later if c.chose_earlier else c.earlier
+                chosen = where[c.epoch].get(relabel[c.chosen], c.chosen_position)
+                beside = where[c.epoch].get(relabel[other], sum(c.positions) - c.chosen_position)
+                k = cell[(min(chosen, beside), max(chosen, beside))]
+                counts[u, r, k] += 1
+                counts[u, r, len(cell) + k] += chosen < beside
+    return counts, len(cell)
+
+
+def _permutation_test(
+    layouts: Matrix, cells: int, resamples: int, seed: int
+) -> tuple[float, float]:
+    """The chi-square of the data and its Monte Carlo p under the null that the chosen reply
+    follows the content alone: a randomization test (Fisher 1935) that redraws the display
+    order of each conversation's turn as the solver drew it, keeping every chosen reply, so the
+    dependent answers of one call move together and the test assumes no independence.
+    p = (1 + draws at least as large) / (1 + draws) (Phipson & Smyth 2010: exact at its level).
+    The solver's first-epoch order is a uniform shuffle and the later epochs' orders are fixed
+    functions of it, so relabelling the replies by a uniform permutation, the same in every
+    epoch of the turn, draws exactly another shuffle."""
+    observed = float(_chi_square(layouts[:, 0].sum(axis=0, keepdims=True), cells)[0])
+    units, options = layouts.shape[:2]
+    rng = np.random.default_rng(seed)
+    above = 0
+    for start in range(0, resamples, PERMUTATION_CHUNK):
+        drawn = rng.integers(0, options, size=(min(PERMUTATION_CHUNK, resamples - start), units))
+        totals = layouts[np.arange(units), drawn].sum(axis=1)
+        # A relative tolerance: a draw that reproduces the data sums in another order.
+        above += int((_chi_square(totals, cells) >= observed * (1 - 1e-9)).sum())
+    return observed, (1 + above) / (1 + resamples)
+
+
+def _bias_verdict(count: int, p: float, deviation: float) -> PositionVerdict:
     if count < MIN_COMPARISONS:
         return cannot_decide(f"{count} choice(s); the rule needs {MIN_COMPARISONS}")
-    if chi2_p < BIAS_ALPHA and deviation >= BIAS_MARGIN:
+    if p < BIAS_ALPHA and deviation >= BIAS_MARGIN:
         return "position-biased"
     return "no position bias found"
 
@@ -211,33 +263,34 @@ def position_bias(
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> PositionBias:
-    """Where the model's pairwise choices fall by display position, against a content-blind
-    uniform chooser (every epoch's choices; one model and mode).
+    """Where the model's pairwise choices fall by display position, against a chooser blind to
+    the display order (every epoch's choices; one model and mode).
 
     The suite shows the three replies in a seeded random order, so under the null hypothesis
-    that the choice follows only the content, or a content-blind chooser picks at random, each
-    comparison's earlier-displayed reply is chosen with probability exactly 1/2. Two scipy tests
-    read it, both assuming independent comparisons:
-    - the exact binomial test (`scipy.stats.binomtest`) of the earlier share: each comparison is
-      one Bernoulli(1/2) trial, so the count is Binomial(n, 1/2) with no approximation;
-    - Pearson's chi-square (`scipy.stats.chisquare`, Pearson 1900) over the displayed pairs of
-      positions ((1,2), (1,3), (2,3)), each pair's earlier and later counts against n/2, with one
-      degree of freedom per pair (ddof = pairs - 1). Unlike the binomial test it also sees a
-      preference for the middle position (earlier share 1/2); the verdict uses it.
-    Comparisons of one call share one shuffle and a transitive chooser's answers in it are
-    dependent, so the tests' level is only nominal; hence the stricter BIAS_ALPHA, the BIAS_MARGIN
-    on the effect, and CIs from a bootstrap over conversations (which respects the dependence).
-    Position bias in LLM judges: Zheng et al. 2023 (MT-Bench), Wang et al. 2023 ("Large
-    language models are not fair evaluators"), Shi et al. 2024 ("Judging the judges").
+    that the choice follows only the content (any content: the longer reply, a reading per
+    question), or a content-blind chooser picks at random, the display order carries no
+    information about the choice. The statistic is Pearson's chi-square over the displayed pairs
+    of positions ((1,2), (1,3), (2,3)), each pair's earlier and later counts against half its
+    comparisons: unlike the earlier share alone it also sees a preference for the middle
+    position. Its p is not the chi-square distribution's: the comparisons of one call share one
+    shuffle and a chooser that reads the replies once per turn answers all twelve from one
+    reading, so they are dependent (the longer-reply chooser read at the chi-square's p < 0.01
+    in 11 of 20 seeds). The p is the randomization test's (`_permutation_test`): the display order
+    redrawn per conversation's turn, the unit the solver shuffles, which is exact under the
+    dependence. (A design effect, Rao & Scott 1984, would correct the chi-square
+    asymptotically from the calls' variances; the permutation needs no estimate and no large
+    sample.) The shares' CIs come from a bootstrap over conversations. Position bias in LLM
+    judges: Zheng et al. 2023 (MT-Bench), Wang et al. 2023 ("Large language models are not
+    fair evaluators"), Shi et al. 2024 ("Judging the judges").
 
-    Rule (RULES["position_bias"]): "position-biased" when the chi-square's p < BIAS_ALPHA and
+    Rule (RULES["position_bias"]): "position-biased" when the permutation p < BIAS_ALPHA and
     the largest deviation (earlier share from 1/2, or a position's share from its expectation)
-    is >= BIAS_MARGIN; "cannot decide" under MIN_COMPARISONS choices (every call is shuffled
-    anew: the test needs choices, not conversations); else "no position bias found".
+    is >= BIAS_MARGIN; "cannot decide" under MIN_COMPARISONS choices; else "no position bias
+    found".
     """
     count = len(choices)
     if count == 0:
-        return PositionBias(0, 0, EMPTY, [], NAN, NAN, 0, NAN, NAN, _bias_verdict(0, NAN, NAN))
+        return PositionBias(0, 0, EMPTY, [], NAN, NAN, NAN, _bias_verdict(0, NAN, NAN))
     by = _by_position(choices)
     width = by.chosen.shape[1]
     share_earlier = _ratio_intervals(by.earlier, by.total, resamples, seed, level)[0]
@@ -246,8 +299,7 @@ def position_bias(
     position_shares = [
         PositionShare(p, shares[p - 1], float(expected[p - 1])) for p in range(1, width + 1)
     ]
-    chi2, chi2_p = _chi_square(by)
-    binomial_p = stats.binomtest(int(by.earlier.sum()), count, 0.5).pvalue
+    chi2, p = _permutation_test(*_layouts(choices), resamples, seed)
     deviation = max(
         abs(share_earlier.estimate - 0.5),
         *(abs(s.share.estimate - s.expected) for s in position_shares),
@@ -257,12 +309,10 @@ def position_bias(
         by.conversations,
         share_earlier,
         position_shares,
-        float(binomial_p),
         chi2,
-        len(by.pair_n),
-        chi2_p,
+        p,
         float(deviation),
-        _bias_verdict(count, chi2_p, float(deviation)),
+        _bias_verdict(count, p, float(deviation)),
     )
 
 

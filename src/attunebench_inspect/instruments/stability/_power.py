@@ -37,12 +37,9 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from ..._util.verdict import cannot_decide
-from ._rules import MIN_PILOT_CONVERSATIONS
+from ._rules import MIN_PILOT_CONVERSATIONS, RESOLUTION
 
 MAX_CONVERSATIONS = 1_000_000
-NO_VARIANCE = 1e-12
-"""A variance of the difference below this (Composite points squared) is none: rounding residue
-of equal values."""
 
 
 @dataclass(frozen=True)
@@ -62,11 +59,14 @@ class Variances:
 
     @property
     def abstention(self) -> str | None:
-        """ "cannot decide: ..." where there is no variance at all to plan on (None: there is)."""
-        if self.difference(1) < NO_VARIANCE:
+        """ "cannot decide: ..." where there is no variance to plan on (None: there is): the
+        variance of a conversation's difference with one epoch under RESOLUTION squared."""
+        if not self.difference(1) >= RESOLUTION**2:
             return cannot_decide(
-                "no variance at all (every rerun and every conversation's difference the "
-                "same): any two conversations would seem to separate any difference"
+                f"no variance to plan on (a conversation's difference varies by an SD of "
+                f"{math.sqrt(max(self.difference(1), 0.0)):.2g} points, under the report's "
+                f"precision of {RESOLUTION}): any two conversations would seem to separate any "
+                "difference"
             )
         return None
 
@@ -104,9 +104,8 @@ def pilot_abstention(
 ) -> str | None:
     """Why a pilot cannot decide a plan (None: it can): one epoch (no rerun variance to
     measure), fewer than MIN_PILOT_CONVERSATIONS conversations both models have with a
-    Composite in every epoch, or no variance at all (every Composite of both models equal
-    across epochs and of the same difference everywhere: any two conversations would seem to
-    separate any difference)."""
+    Composite in every epoch, the same Composites in both runs (nothing tells two models apart),
+    or no variance to plan on (`Variances.abstention`)."""
     ya, yb = _pilot_matrices(a, b)
     if len(ya) < MIN_PILOT_CONVERSATIONS:
         return cannot_decide(
@@ -118,6 +117,12 @@ def pilot_abstention(
         return cannot_decide(
             f"a pilot of {epochs} epoch: the rerun variance needs 2 or more (run the pilot "
             "with --epochs 2, or state the variances)"
+        )
+    if ya.shape == yb.shape and np.array_equal(ya, yb):
+        return cannot_decide(
+            "the two runs have the same Composite in every conversation and epoch (one run "
+            "given as both models, or one model that answers one thing run twice): a plan "
+            "needs two models' runs"
         )
     return variances_from_pilot(a, b).abstention
 

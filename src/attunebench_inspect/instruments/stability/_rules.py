@@ -17,8 +17,10 @@ Matrix = NDArray[np.float64]
 MIN_COMPARISONS = 30
 """Fewer pairwise choices than this: position bias cannot decide."""
 BIAS_ALPHA = 0.01
-"""The chi-square test's level for "position-biased" (stricter than 0.05: comparisons of one call
-share one shuffle, which the test's independence assumption ignores)."""
+"""The level of the permutation test for "position-biased" (`_position.py`). The test is exact,
+so 0.01 is the rate at which a chooser blind to the order is called biased: a label on a model
+that a user acts on, kept strict (at 0.05 the longer-reply chooser read biased in 3 of 50 seeds;
+bench/audit/RESULTS.md gives the power this costs)."""
 BIAS_MARGIN = 0.05
 """The smallest deviation from the uniform expectation called a bias (5 points of share)."""
 MIN_SWAPS = 30
@@ -44,6 +46,11 @@ the 95% percentile interval of the paired difference excluding 0 (one tail of 2.
 MIN_PILOT_CONVERSATIONS = 10
 """Fewer shared conversations than this in a pilot: the plan cannot decide (variances from a
 handful of conversations plan on noise)."""
+RESOLUTION = 0.01
+"""Composite points: the precision a report gives a Composite (two decimals). The plan refuses
+a difference to detect below it (no report could show it), and reads a variance of a
+conversation's difference below its square (an SD under 0.01 points) as none: such a plan
+answers "2 conversations at power 1.000" for any difference, rounding residue planned on."""
 
 READINGS: dict[str, tuple[str, ...]] = {
     "position_bias": ("position-biased", "no position bias found"),
@@ -59,9 +66,11 @@ READINGS: dict[str, tuple[str, ...]] = {
 
 RULES: dict[str, str] = {
     "position_bias": (
-        f"position-biased when Pearson's chi-square over the displayed pairs rejects the "
-        f"content-blind uniform chooser at p < {BIAS_ALPHA} and some share (the earlier-displayed "
-        f"one's, or a position's) is {BIAS_MARGIN:.2f} or more from its expectation; "
+        f"position-biased when Pearson's chi-square over the displayed pairs rejects a chooser "
+        f"blind to the order at p < {BIAS_ALPHA}, p from redrawing each turn's display order "
+        f"(a permutation test: the answers of one call move together), and some share (the "
+        f"earlier-displayed one's, or a position's) is {BIAS_MARGIN:.2f} or more from its "
+        f"expectation; "
         f"{cannot_decide(f'fewer than {MIN_COMPARISONS} choices')}"
     ),
     "position_consistency": (
@@ -104,6 +113,8 @@ RULES: dict[str, str] = {
     "plan": (
         "the fewest conversations whose two-sided paired t reaches the power wanted, per number "
         f"of epochs; {cannot_decide('a pilot of one epoch')}, fewer than "
-        f"{MIN_PILOT_CONVERSATIONS} shared conversations, or no variance at all"
+        f"{MIN_PILOT_CONVERSATIONS} shared conversations, two runs of identical Composites, or "
+        f"a variance of a conversation's difference under {RESOLUTION}^2 (an SD under "
+        f"{RESOLUTION} Composite points, the report's precision)"
     ),
 }

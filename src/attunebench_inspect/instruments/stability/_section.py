@@ -38,14 +38,14 @@ def _position(runs: Sequence[RunStability]) -> Table:
     """Where the pairwise choices fall: the earlier-shown share and its test."""
     return Table(
         "Stability: does the answer follow the content? Where the pairwise choices fall",
-        ["mode", "model", "choices", "earlier-shown share [95% CI]", "chi-square p", "verdict"],
+        ["mode", "model", "choices", "earlier-shown share [95% CI]", "permutation p", "verdict"],
         [
             [
                 r.mode,
                 r.model,
                 r.position_bias.choices,
                 ci(r.position_bias.earlier),
-                number(r.position_bias.chi2_p, 4),
+                number(r.position_bias.permutation_p, 4),
                 _read(r, r.position_bias.verdict),
             ]
             for r in runs
