@@ -92,6 +92,11 @@ def checked_panel(roles: Mapping[str, Model | list[Model]]) -> tuple[str, ...]:
     return panel
 
 
+def made_in_eval() -> bool:
+    """Whether the task being made is made inside its eval (its model is known)."""
+    return active_model() is not None
+
+
 def panel_at_creation(allowed: bool) -> dict[str, object]:
     """The judge panel and its self-judging, for the task metadata, where the task is made
     inside its eval (the CLI, `eval()` of a task by name or function), before any sample runs:

@@ -51,7 +51,7 @@ from . import _prompts as prompts
 from ._ask import ask
 from ._call_record import CallRecord, CallType
 from ._credentials import warn_credentials
-from ._judges import checked_panel, judge_draft, say_self_judging
+from ._judges import checked_panel, judge_draft, made_in_eval, say_self_judging
 from ._modes import ModeSpec
 from ._provider_rules import (
     AnswerFormat,
@@ -352,6 +352,8 @@ def attunebench_solver(
     replies in the order of the sample's epoch, every draft judged by each judge of the panel."""
     said: set[str] = set()
     """What this run has warned of (credentials in a base URL, self-judging): said once."""
+    # A task made inside its eval said its self-judging as it was made (`panel_at_creation`).
+    judging_said = made_in_eval()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mark_epoch(state.epoch)
@@ -362,7 +364,8 @@ def attunebench_solver(
         }
         warn_credentials(said, model, *judges.values())
         named = {role: str(judge) for role, judge in judges.items()}
-        say_self_judging(str(model), named, allow_self_judge, said=said)
+        if not judging_said:
+            say_self_judging(str(model), named, allow_self_judge, said=said)
         walk = ConversationWalk(
             conv,
             codebook,
