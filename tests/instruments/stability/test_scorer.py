@@ -6,7 +6,7 @@ import pytest
 from inspect_ai.scorer import Score
 from pytest_inspect_evals.metrics import run_metrics
 
-from attunebench_inspect.instruments.stability import stability_figures
+from attunebench_inspect.instruments.stability._scorer import stability_figures
 
 
 def _record(epoch: int, composite: float, shown: list[str], chosen: str) -> Score:

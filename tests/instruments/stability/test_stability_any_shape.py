@@ -21,7 +21,11 @@ from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability._log_figures import log_metrics
 from attunebench_inspect.instruments.stability._power import pilot_abstention
 from attunebench_inspect.instruments.stability._record import StabilityRecord
-from attunebench_inspect.instruments.stability._rules import READINGS
+from attunebench_inspect.instruments.stability._rules import (
+    MIN_CLUSTERS,
+    MIN_PILOT_CONVERSATIONS,
+    READINGS,
+)
 from attunebench_inspect.score._panel import ANSWER_DOMAIN, RATING_DOMAIN
 from attunebench_inspect.solve._predictions import JudgeVerdict
 from attunebench_inspect.solve._solver import pairwise_labels
@@ -90,7 +94,7 @@ def test_position_verdicts_on_any_run(records: list[StabilityRecord]) -> None:
     consistency = s.position_consistency(choices, resamples=FEW)
     assert _declared(bias.verdict, "position_bias"), bias.verdict
     assert _declared(consistency.verdict, "position_consistency"), consistency.verdict
-    if len({r.conversation for r in records}) < s.MIN_CLUSTERS:
+    if len({r.conversation for r in records}) < MIN_CLUSTERS:
         assert is_abstention(consistency.verdict)
 
 
@@ -107,7 +111,7 @@ def test_reruns_and_ranks_on_any_run(records: list[StabilityRecord]) -> None:
     found = s.rank_stability({"a": composites, "b": shifted}, resamples=FEW)
     for i, j in ((0, 1), (1, 0)):
         assert _declared(found.verdict(i, j), "rank_stability"), found.verdict(i, j)
-    if found.shared < s.MIN_CLUSTERS:
+    if found.shared < MIN_CLUSTERS:
         assert not found.settled().any()
 
 
@@ -154,7 +158,7 @@ def test_a_pilot_of_any_shape(
     a = {f"c{i}": list(x + rng.normal(0, rerun, epochs)) for i, x in enumerate(level)}
     b = {c: [x - 2 for x in v] for c, v in a.items()}
     reason = pilot_abstention(a, b)
-    if conversations < s.MIN_PILOT_CONVERSATIONS or epochs < 2 or (between, rerun) == (0, 0):
+    if conversations < MIN_PILOT_CONVERSATIONS or epochs < 2 or (between, rerun) == (0, 0):
         assert reason is not None and is_abstention(reason)
     if reason is None:
         rows = s.plan(2.0, s.variances_from_pilot(a, b), max_epochs=2)

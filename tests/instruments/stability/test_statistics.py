@@ -28,6 +28,7 @@ from scipy import stats
 from attunebench_inspect.instruments import stability as p
 from attunebench_inspect.instruments import stability as s
 from attunebench_inspect.instruments.stability import _agreement as judges
+from attunebench_inspect.instruments.stability._retest import IccForm, koo_li_band, mean_squares
 from attunebench_inspect.score import _panel as panel
 from attunebench_inspect.solve._identity import ModelIdentity, model_identity, self_judge
 from attunebench_inspect.solve._predictions import JudgeVerdict
@@ -286,7 +287,7 @@ SHROUT_FLEISS = [
 
 def test_mean_squares_of_shrout_and_fleiss() -> None:
     # Their Table 1 ANOVA: BMS 11.24, WMS 6.26, JMS 32.49, EMS 1.02.
-    ms = s.mean_squares(np.asarray(SHROUT_FLEISS, dtype=float))
+    ms = mean_squares(np.asarray(SHROUT_FLEISS, dtype=float))
     assert (ms.rows, ms.within, ms.columns, ms.error) == (
         pytest.approx(11.24, abs=0.005),
         pytest.approx(6.26, abs=0.005),
@@ -308,7 +309,7 @@ def test_mean_squares_of_shrout_and_fleiss() -> None:
     ],
 )
 def test_icc_of_shrout_and_fleiss(
-    form: s.IccForm, value: float, low: float, high: float, f: float
+    form: IccForm, value: float, low: float, high: float, f: float
 ) -> None:
     """Point values: Shrout & Fleiss 1979, Table 2. Intervals and F: the same data through
     pingouin's `intraclass_corr` (0.7.0, checked once by hand outside the suite), which, like R's
@@ -370,7 +371,7 @@ def test_retest_reliability_without_enough_data() -> None:
 
 
 def test_koo_li_bands() -> None:
-    assert [s.koo_li_band(x) for x in (0.2, 0.5, 0.8, 0.95, math.nan)] == [
+    assert [koo_li_band(x) for x in (0.2, 0.5, 0.8, 0.95, math.nan)] == [
         "poor",
         "moderate",
         "good",
