@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.util import Store
 from loopback.endpoint import Endpoint, EndpointConfig
 
@@ -208,12 +208,18 @@ def _one_conversation(tmp_path: Path) -> Path:
 
 
 def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path: Path) -> None:
-    """A judge's provider answering HTTP 500, and a 200 whose body is `{"error": ...}`: each
-    sample ends with one line naming the call and the model, within seconds."""
+    """A judge's provider answering HTTP 500, a 200 whose body is `{"error": ...}`, and a
+    provider that trickles its reply a byte a second under `attempt_timeout`: each sample ends
+    with one line naming the call and the model, within seconds."""
     data = _one_conversation(tmp_path)
     for fault, call, what in (
         ("http_500", "judge", "the provider answered HTTP 500 to every retry (InternalServerError"),
-        ("error_200", "draft", "the provider's reply could not be read (TypeError"),
+        (
+            "error_200",
+            "draft",
+            "the provider answered an error in place of a reply (api_error: injected error_200",
+        ),
+        ("trickle", "draft", "the provider did not answer within 2 s (2 attempts, attempt_timeout 2"),
     ):
         with Endpoint(EndpointConfig(faults={fault: 1.0}, max_seconds=120)) as endpoint:
             model = get_model(
@@ -226,7 +232,8 @@ def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path:
                 model_roles={"judge": model} if call == "judge" else None,
                 display="none",
                 log_dir=str(tmp_path / "logs"),
-                max_retries=0,
+                max_retries=1 if fault == "trickle" else 0,
+                attempt_timeout=2 if fault == "trickle" else None,
             )
         assert time.monotonic() - started < 60
         assert log.status == "error" and log.samples is not None
@@ -236,8 +243,53 @@ def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path:
         assert message.startswith("ProviderReplyError('turn ") or message.startswith(
             'ProviderReplyError("turn '
         )
-        assert what in message and f"; model {ENDPOINT_MODEL})" in message
+        assert what in message and f"; model {ENDPOINT_MODEL})" in message, message
         assert f" {call} call: " in message or call == "draft"
+
+
+def test_a_judge_is_bound_by_its_own_attempt_timeout(tmp_path: Path) -> None:
+    """`--attempt-timeout` is the model under test's: Inspect hands a model role only the
+    eval's retries and timeout, so a judge that stalls is cut by the attempt_timeout of its
+    role (`--model-role 'judge={model: ..., attempt_timeout: N}'`)."""
+    data = _one_conversation(tmp_path)
+    with Endpoint(EndpointConfig(faults={"trickle": 1.0}, max_seconds=120)) as endpoint:
+        judge = get_model(
+            ENDPOINT_MODEL, base_url=endpoint.base_url, api_key="k", memoize=False,
+            config=GenerateConfig(attempt_timeout=2),
+        )  # fmt: skip
+        (log,) = eval(default(data=str(data)), model="attunebench/random",
+                      model_roles={"judge": judge}, display="none",
+                      log_dir=str(tmp_path / "logs"), max_retries=0)  # fmt: skip
+    assert log.samples is not None and log.samples[0].error is not None
+    assert "judge call: the provider did not answer within 2 s (1 attempt, attempt_timeout 2;" in (
+        " ".join(log.samples[0].error.message.split())
+    )
+
+
+def test_a_rejudge_whose_judge_fails_is_one_line_and_leaves_the_log_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _one_conversation(tmp_path)
+    (log,) = eval(default(data=str(data)), model="attunebench/random", display="none",
+                  log_dir=str(tmp_path / "logs"))  # fmt: skip
+    before = Path(log.location).read_bytes()
+    with Endpoint(EndpointConfig(faults={"http_500": 1.0}, max_seconds=120)) as endpoint:
+        monkeypatch.setenv("LOCAL_BASE_URL", endpoint.base_url)
+        monkeypatch.setenv("LOCAL_API_KEY", "k")
+        done = _cli("score", log.location, "--scorer", "attunebench_inspect/draft_rejudge",
+                    "-S", f"judge={ENDPOINT_MODEL}", "-S", "max_retries=0", "--action", "append",
+                    "--overwrite", cwd=tmp_path)  # fmt: skip
+    said = _said(done)
+    assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr
+    assert len(said) == 1, said
+    assert re.fullmatch(
+        rf"draft_rejudge: sample {log.eval.dataset.sample_ids[0]}: turn \d+ judge call: the "  # type: ignore[index]
+        r"provider answered HTTP 500 to every retry \(InternalServerError: Error code: 500 - injected "
+        rf"http_500; model {ENDPOINT_MODEL}\); nothing was written \(the log is as it was\): "
+        r"run the same inspect score again once the judge answers",
+        said[0],
+    ), said
+    assert Path(log.location).read_bytes() == before
 
 
 # --- the plan --------------------------------------------------------------------------------
