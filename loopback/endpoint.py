@@ -426,6 +426,10 @@ class Endpoint:
                     time.sleep(endpoint.config.timeout_seconds)
                     self.close_connection = True
                     return None
+                if request.get("stream") and done.fault == "error_200":
+                    # Anthropic's way: an `error` event in a stream that opened with a 200.
+                    error = f"event: error\ndata: {json.dumps(done.body)}\n\n".encode()
+                    return self.send(200, error, {"Content-Type": "text/event-stream"})
                 if request.get("stream") and done.status == 200:
                     return self._stream(done)
                 body = json.dumps(done.body).encode()

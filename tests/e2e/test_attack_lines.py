@@ -5,6 +5,7 @@ chance does."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -341,6 +342,40 @@ def test_the_plan_bounds_its_search(
     assert main([*base, *args]) == 2
     out = capsys.readouterr()
     assert out.err.splitlines() == [line] and out.out == ""
+
+
+# --- a bill past the largest number ------------------------------------------------------------
+
+
+def _strict(text: str) -> Any:
+    """JSON as a strict reader takes it: no NaN, Infinity or -Infinity."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("form", ["json", "terminal"])
+def test_a_price_whose_bill_is_not_finite_is_refused_in_one_line(
+    form: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each price is finite; the bill, 1e308 US dollars times millions of tokens, is not: JSON
+    would carry `Infinity`, the terminal `$inf`."""
+    args = ["estimate", "--model", "openai/gpt-4o", "--price-in", "1e308", "--price-out", "10",
+            "--format", form]  # fmt: skip
+    assert main(args) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.splitlines() == [
+        "attunebench estimate: openai/gpt-4o (--price-in 1e+308, --price-out 10): its bill in "
+        "default mode is not a finite number of US dollars; expected prices whose bill a number "
+        "can hold"
+    ]
+    assert main([*args[:4], "1e300", *args[5:]]) == 0
+    if form == "json":
+        (run,) = _strict(capsys.readouterr().out)["runs"]
+        assert 1e299 < run["cost_usd"] < math.inf
 
 
 # --- a large data set in the estimate ---------------------------------------------------------
