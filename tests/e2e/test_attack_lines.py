@@ -220,7 +220,11 @@ def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path:
             "draft",
             "the provider answered an error in place of a reply (api_error: injected error_200",
         ),
-        ("trickle", "draft", "the provider did not answer within 2 s (2 attempts, attempt_timeout 2"),
+        (
+            "trickle",
+            "draft",
+            "the provider did not answer within 2 s (2 attempts, attempt_timeout 2",
+        ),
     ):
         with Endpoint(EndpointConfig(faults={fault: 1.0}, max_seconds=120)) as endpoint:
             model = get_model(
@@ -283,11 +287,12 @@ def test_a_rejudge_whose_judge_fails_is_one_line_and_leaves_the_log_as_it_was(
     said = _said(done)
     assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr
     assert len(said) == 1, said
+    sample = read_eval_log(log.location).samples[0].id  # type: ignore[index]
     assert re.fullmatch(
-        rf"draft_rejudge: sample {log.eval.dataset.sample_ids[0]}: turn \d+ judge call: the "  # type: ignore[index]
-        r"provider answered HTTP 500 to every retry \(InternalServerError: Error code: 500 - injected "
-        rf"http_500; model {ENDPOINT_MODEL}\); nothing was written \(the log is as it was\): "
-        r"run the same inspect score again once the judge answers",
+        rf"draft_rejudge: sample {sample}: turn \d+ judge call: the provider answered HTTP 500 "
+        r"to every retry \(InternalServerError: Error code: 500 - injected http_500; model "
+        rf"{ENDPOINT_MODEL}\); nothing was written \(the log is as it was\): run the same "
+        r"inspect score again once the judge answers",
         said[0],
     ), said
     assert Path(log.location).read_bytes() == before
