@@ -4,6 +4,7 @@ chance does."""
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -26,7 +27,9 @@ from loopback.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect import default
 from attunebench_inspect._parameters import TASK_VERSION, check_command_line
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._util import files
 from attunebench_inspect._util.files import write_atomic
+from attunebench_inspect.data._codebook import load_codebook
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.data._source import resolve
 from attunebench_inspect.instruments.human._imports import check_files
@@ -424,27 +427,52 @@ def test_a_large_data_set_is_priced_on_a_sample_read_in_one_pass(
 # --- answer files, killed writers --------------------------------------------------------------
 
 
-def test_an_answer_file_that_leaves_out_its_page_is_refused(tmp_path: Path) -> None:
+def test_an_answer_file_that_leaves_out_its_page_or_version_is_refused(tmp_path: Path) -> None:
+    """The page writes both; a file without its task version cannot be checked against this
+    suite's questions (every file written before the field existed is of another version
+    number), and the import, of a page's answers, cannot check one without its page."""
     source = resolve(None)
     cid = json.loads(sorted(BUNDLED.glob("*.json"))[0].read_text())["conversationId"]
-    answers = tmp_path / "answers.json"
-    answers.write_text(
-        json.dumps(
-            {
-                "format": "attunebench-answers/1",
-                "annotator": "ann",
-                "task_version": TASK_VERSION,
-                "conversations": {cid: {}},
-            }
-        ),
-        encoding="utf-8",
-    )
-    _, problems, _ = check_files([answers], source, str(tmp_path / "logs"))
-    assert (
-        f"{answers}: page: missing; expected the exported page's id and conversations (the page "
+    versioned = tmp_path / "versioned.json"
+    bare = tmp_path / "bare.json"
+    for path, version in ((versioned, {"task_version": TASK_VERSION}), (bare, {})):
+        document = {"format": "attunebench-answers/1", "annotator": path.stem, **version,
+                    "conversations": {cid: {}}}  # fmt: skip
+        path.write_text(json.dumps(document), encoding="utf-8")
+    _, problems, _ = check_files([versioned, bare], source, str(tmp_path / "logs"))
+    assert problems == [
+        f"{versioned}: page: missing; expected the exported page's id and conversations (the page "
         "saves them with task_version): the file cannot be checked against the page it was "
-        "answered on"
-    ) in problems
+        "answered on (another harness's answers run with `inspect eval --model human/NAME -M "
+        "answers=FILE`)",
+        f"{bare}: (top level): missing the required field task_version",
+    ]
+
+
+def test_an_import_into_a_folder_it_cannot_write_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder (as root, a read-only mount: permissions do not stop root, so the
+    system's answer is planted): one line naming the folder, and nothing imported."""
+    from tests.human_answers import one_answered
+
+    answers = one_answered(tmp_path, load_codebook(None))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    def read_only(*args: Any, **kwargs: Any) -> str:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(files.tempfile, "mkdtemp", read_only)
+    code = main(["human", "import", str(answers), "--data", str(tmp_path / "data"),
+                 "--log-dir", str(logs)])  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 1 and out.out == ""
+    assert out.err.splitlines()[-1] == (
+        f"attunebench human: {logs}: found Read-only file system (EROFS); expected a writable "
+        "folder"
+    )
+    assert list(logs.iterdir()) == []
 
 
 def test_a_killed_writer_leaves_no_temporary_file_behind(tmp_path: Path) -> None:

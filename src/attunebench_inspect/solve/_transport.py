@@ -132,14 +132,8 @@ def transport_fault(error: BaseException) -> BaseException | None:
 
 def _attempts(error: BaseException) -> int:
     """How many attempts Inspect's retry loop made before it gave up (1 without one)."""
-    return next(
-        (
-            e.last_attempt.attempt_number
-            for e in _causes(error)
-            if getattr(e, "last_attempt", None) is not None
-        ),
-        1,
-    )
+    tried = (getattr(e, "last_attempt", None) for e in _causes(error))
+    return next((int(t.attempt_number) for t in tried if t is not None), 1)
 
 
 def _error_body(fault: BaseException) -> str | None:
