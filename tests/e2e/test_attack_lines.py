@@ -113,6 +113,12 @@ def test_bad_model_arguments_and_role_names_are_one_line(tmp_path: Path) -> None
         (["eval", "x", "--epochs", "0"], "--epochs 0: the number of epochs must be 1 or more"),
         (["eval-set", "x", "--epochs=-1"], "--epochs -1: the number of epochs must be 1 or more"),
         (
+            ["eval", "x", "--limit", "0-3"],
+            "--limit 0-3: a range FIRST-LAST counts conversations from 1, its first at most its "
+            "last (--limit 3-10: the 3rd to the 10th); this one selects none",
+        ),
+        (["eval-set", "x", "--limit=5-2"], "--limit 5-2: a range FIRST-LAST counts conversations"),
+        (
             ["eval", "x", "--model-base-url", "http://user:s3cret@host/v1"],
             "--model-base-url http://user:***@host/v1 carries credentials, which Inspect would "
             "write into the log header",
