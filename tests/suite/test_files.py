@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -60,9 +60,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory, codebook: Codebook) -> di
     page = page_of([convs[perfect][0], convs[gappy][0]], codebook)
     answers = write_json(
         root / "oracle.json",
-        answer_file(
-            "oracle", {perfect: oracle(*convs[perfect], codebook), gappy: gaps}, page=page
-        ),
+        answer_file("oracle", {perfect: oracle(*convs[perfect], codebook), gappy: gaps}, page=page),
     )
     logs = root / "logs"
     code = main(["human", "import", str(answers), "--data", str(data), "--log-dir", str(logs)])
