@@ -374,22 +374,26 @@ def _strict(text: str) -> Any:
 def test_a_price_whose_bill_is_not_finite_is_refused_in_one_line(
     form: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Each price is finite; the bill, 1e308 US dollars times millions of tokens, is not: JSON
-    would carry `Infinity`, the terminal `$inf`."""
+    """Each price is finite; the bill of the four modes, 1e308 US dollars times a few million
+    tokens, is not: JSON would carry `Infinity`, the terminal `$inf`."""
     args = ["estimate", "--model", "openai/gpt-4o", "--price-in", "1e308", "--price-out", "10",
-            "--format", form]  # fmt: skip
+            "--mode", "all", "--format", form]  # fmt: skip
     assert main(args) == 2
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err.splitlines() == [
-        "attunebench estimate: openai/gpt-4o (--price-in 1e+308, --price-out 10): its bill in "
-        "default mode is not a finite number of US dollars; expected prices whose bill a number "
+        "attunebench estimate: openai/gpt-4o (--price-in 1e+308, --price-out 10): its bill over "
+        "every mode is not a finite number of US dollars; expected prices whose bill a number "
         "can hold"
     ]
     assert main([*args[:4], "1e300", *args[5:]]) == 0
+    said = capsys.readouterr().out
     if form == "json":
-        (run,) = _strict(capsys.readouterr().out)["runs"]
-        assert 1e299 < run["cost_usd"] < math.inf
+        runs = _strict(said)["runs"]
+        assert all(1e299 < run["cost_usd"] < math.inf for run in runs)
+    else:  # an amount no provider charges, in powers of ten, within 120 columns
+        assert "$8.68e+299" in said and "inf" not in said
+        assert max(map(len, said.splitlines())) <= 120
 
 
 # --- a large data set in the estimate ---------------------------------------------------------

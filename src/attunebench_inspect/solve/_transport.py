@@ -177,12 +177,13 @@ def _silence(fault: BaseException, attempts: int, config: GenerateConfig) -> tup
     """What a provider that did not answer in time did, and the bound it ran out of."""
     name = "attempt_timeout" if isinstance(fault, AttemptTimeoutError) else "stream_idle_timeout"
     seconds = getattr(config, name)
+    tried = f"{attempts} attempt{'s' if attempts != 1 else ''}"
     # None: set while the run went on (`inspect ctl config`), not in the call's config.
     within = f"within {seconds} s" if seconds is not None else f"within its {name}"
+    bound = f", {name} {seconds}" if seconds is not None else ""
     if name == "stream_idle_timeout":
         within += " of its stream's last chunk"
-    tried = f"{attempts} attempt{'s' if attempts != 1 else ''}"
-    return f"the provider did not answer {within}", f"{tried}, {name} {seconds}"
+    return f"the provider did not answer {within}", tried + bound
 
 
 def reply_error(

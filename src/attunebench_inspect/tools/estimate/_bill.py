@@ -123,12 +123,14 @@ class Prices:
             else (rules.read_price if rules else 1.0) * self.input
         )
         write = (rules.write_price if rules else 1.0) * self.input
+        # Millions of tokens times dollars per million: no product of a count and a price past
+        # the largest float where the bill itself is one (`_finite`).
         return (
-            totals.uncached * self.input
-            + totals.cache_read * read
-            + totals.cache_written * write
-            + totals.output * self.output
-        ) / PER
+            totals.uncached / PER * self.input
+            + totals.cache_read / PER * read
+            + totals.cache_written / PER * write
+            + totals.output / PER * self.output
+        )
 
 
 PRICED_WHOLE = 200
@@ -338,9 +340,10 @@ def _finite(bill: RunBill, prices: Prices) -> RunBill:
     given = f"--price-in {prices.input:g}, --price-out {prices.output:g}" + (
         f", --price-cached-in {prices.cached_input:g}" if prices.cached_input is not None else ""
     )
+    where = "over every mode" if bill.mode == "total" else f"in {bill.mode} mode"
     raise InputError(
-        f"{bill.model} ({given}): its bill in {bill.mode} mode is not a finite number of US "
-        "dollars; expected prices whose bill a number can hold"
+        f"{bill.model} ({given}): its bill {where} is not a finite number of US dollars; "
+        "expected prices whose bill a number can hold"
     )
 
 
