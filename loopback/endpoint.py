@@ -68,6 +68,7 @@ FAULTS = (
     "html",
     "error_200",
     "not_utf8",
+    "trickle",
 )
 HTML_PAGE = b"<html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
 """What a proxy in front of a provider answers when the provider is down (the `html` fault)."""
@@ -113,6 +114,9 @@ class EndpointConfig:
     max_seconds: float = 3600.0
     timeout_seconds: float = 30.0
     """How long a `timeout` fault holds the request before closing it."""
+    trickle_seconds: float = 1.0
+    """The pause between the bytes of a `trickle` fault's reply: a provider that stalls while
+    its connection stays alive (no read timeout between bytes ever fires)."""
     keep_messages: bool = True
     cache: str | None = None
     """The prompt-cache rules to model (a key of CACHES); None: no cache."""
@@ -378,7 +382,14 @@ class Endpoint:
                     with endpoint._lock:
                         endpoint._in_flight -= 1
 
-            def send(self, status: int, body: bytes, headers: Mapping[str, str] = {}) -> None:
+            def send(
+                self,
+                status: int,
+                body: bytes,
+                headers: Mapping[str, str] = {},
+                *,
+                trickle: bool = False,
+            ) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", headers.get("Content-Type", "application/json"))
                 self.send_header("Content-Length", str(len(body)))
@@ -386,7 +397,19 @@ class Endpoint:
                     if key != "Content-Type":
                         self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(body)
+                if not trickle:
+                    self.wfile.write(body)
+                    return
+                # One byte at a time until the client gives up (the write fails) or the
+                # endpoint stops.
+                for index in range(len(body)):
+                    try:
+                        self.wfile.write(body[index : index + 1])
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    if endpoint._stopping.wait(endpoint.config.trickle_seconds):
+                        return
 
             def _answer(
                 self, dialect: Dialect, request: dict[str, Any], start: float, in_flight: int
@@ -403,9 +426,15 @@ class Endpoint:
                     time.sleep(endpoint.config.timeout_seconds)
                     self.close_connection = True
                     return None
+                if request.get("stream") and done.fault == "error_200":
+                    # Anthropic's way: an `error` event in a stream that opened with a 200.
+                    error = f"event: error\ndata: {json.dumps(done.body)}\n\n".encode()
+                    return self.send(200, error, {"Content-Type": "text/event-stream"})
                 if request.get("stream") and done.status == 200:
                     return self._stream(done)
                 body = json.dumps(done.body).encode()
+                if done.fault == "trickle":
+                    return self.send(done.status, body, trickle=True)
                 if done.fault == "truncated":
                     body = body[: len(body) // 2]
                 elif done.fault == "empty_body":
@@ -434,7 +463,8 @@ class Endpoint:
                 payload = "".join(
                     f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events
                 ).encode()
-                self.send(200, payload, {"Content-Type": "text/event-stream"})
+                stream = {"Content-Type": "text/event-stream"}
+                self.send(200, payload, stream, trickle=done.fault == "trickle")
 
         return Handler
 

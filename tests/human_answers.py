@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
+from attunebench_inspect._parameters import TASK_VERSION
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import Codebook, load_conversations, split
 from attunebench_inspect.data._split import GroundTruth, VisibleConversation
+from attunebench_inspect.instruments.human._export import page_data
 from attunebench_inspect.solve._solver import pairwise_labels
 from tests.conftest import BUNDLED
 
@@ -63,11 +65,23 @@ def oracle(
 
 
 def answer_file(annotator: str, conversations: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """As the page saves it, less the page (`page_of`), at this suite's task version."""
     return {
         "format": "attunebench-answers/1",
         "annotator": annotator,
+        "task_version": TASK_VERSION,
         "conversations": conversations,
         **extra,
+    }
+
+
+def page_of(
+    conversations: list[VisibleConversation], codebook: Codebook, shuffle_seed: int = 0
+) -> dict[str, Any]:
+    """The `page` an exported page of these conversations writes into its answer files."""
+    return {
+        "id": page_data(conversations, codebook, shuffle_seed)["page"],
+        "conversations": [c.conversation_id for c in conversations],
     }
 
 
@@ -127,6 +141,6 @@ def one_answered(tmp_path: Path, codebook: Codebook, name: str = "a.json", **ext
         data_folder(data, SHORTEST[:2])
     convs = split_all(data, codebook)
     first = sorted(convs)[0]
-    return write_json(
-        tmp_path / name, answer_file("ann", {first: oracle(*convs[first], codebook)}, **extra)
-    )
+    page = page_of([convs[first][0]], codebook)
+    answers = answer_file("ann", {first: oracle(*convs[first], codebook)}, page=page, **extra)
+    return write_json(tmp_path / name, answers)

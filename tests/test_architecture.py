@@ -560,12 +560,18 @@ PRIVATE_INSPECT_IMPORTS = {
         "inspect_ai.model._generate_config.active_generate_config",
         "inspect_ai.model._model.active_model",
     },
+    "attunebench_inspect.solve._transport": {
+        "inspect_ai.model._model.AttemptTimeoutError",
+        "inspect_ai.model._model.StreamIdleTimeoutError",
+    },
 }
 """Every private Inspect name the package imports, by module. `PrerequisiteError`: Inspect's CLI
 prints one as its message alone (our one-line errors under `inspect eval`) and exports it
 nowhere. The accessors: Inspect exports none for the eval's generate config (where `--batch`
-and `--extra-body` land) nor for the model under test outside `get_model()`. Checked on
-inspect_ai 0.3.285."""
+and `--extra-body` land) nor for the model under test outside `get_model()`. The two timeout
+errors: what Inspect's retries give up on when a provider does not answer within an attempt's
+time (`--attempt-timeout`, `--stream-idle-timeout`), exported nowhere. Checked on inspect_ai
+0.3.285."""
 
 
 def test_every_private_inspect_import_is_pinned_here() -> None:
@@ -591,7 +597,11 @@ def test_the_pinned_private_accessors_behave_as_on_inspect_0_3_285() -> None:
         active_generate_config,
         set_active_generate_config,
     )
-    from inspect_ai.model._model import active_model
+    from inspect_ai.model._model import (
+        AttemptTimeoutError,
+        StreamIdleTimeoutError,
+        active_model,
+    )
 
     set_active_generate_config(GenerateConfig(batch=True))
     try:
@@ -602,6 +612,8 @@ def test_the_pinned_private_accessors_behave_as_on_inspect_0_3_285() -> None:
     # (tests/core/solve/test_provider_rules.py).
     assert active_model() is None or isinstance(active_model(), Model)
     assert issubclass(PrerequisiteError, Exception)
+    assert issubclass(AttemptTimeoutError, RuntimeError)
+    assert issubclass(StreamIdleTimeoutError, RuntimeError)
 
 
 # --- the tests mirror the code (ARCHITECTURE.md, "Tests") -----------------------------------------

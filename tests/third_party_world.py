@@ -28,7 +28,7 @@ from typing import Any
 
 from inspect_ai import eval
 
-from attunebench_inspect import default
+from attunebench_inspect import TASK_VERSION, default
 from attunebench_inspect.data._codebook import Codebook, load_codebook
 from attunebench_inspect.data._load import load_conversations
 from attunebench_inspect.data._panas import PANAS_ITEMS
@@ -170,6 +170,7 @@ def answer_file(
     document = {
         "format": FORMAT,
         "annotator": annotator,
+        "task_version": TASK_VERSION,
         "mode": "default",
         "shuffle_seed": 0,
         "codebook_sha256": codebook.sha256,

@@ -67,6 +67,29 @@ def one_of(name: str, value: object, allowed: Sequence[str]) -> None:
         )
 
 
+def some_of(name: str, value: object, allowed: Sequence[str]) -> list[str]:
+    """A parameter naming one or more of `allowed`, comma-separated (`-T methods=guided,layout`)
+    or as a list: the names, in `allowed`'s order, each once; one line for an empty list, an
+    empty name (a comma too many) or an unknown one. (`-T methods=,layout` never reaches a
+    task: Inspect's command line reads `-T` values as YAML, where a leading comma is an error.)"""
+    expected = f"some of {', '.join(allowed)}, comma-separated"
+    given = value.split(",") if isinstance(value, str) else value
+    if not isinstance(given, list) or not given or not all(isinstance(g, str) for g in given):
+        raise InputError(f"task parameter {name} must be {expected}; got {shorten(value)}")
+    names = [g.strip() for g in given]
+    if "" in names:
+        raise InputError(
+            f"task parameter {name}: an empty name (a comma too many, or one at either end); "
+            f"expected {expected}; got {shorten(value)}"
+        )
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise InputError(
+            f"task parameter {name}: unknown {', '.join(unknown)}; expected {expected}"
+        )
+    return [a for a in allowed if a in names]
+
+
 def no_unknown(params: dict[str, Any], accepted: Sequence[str]) -> None:
     # Inspect may pass the model under test as `model` to a task that takes keyword arguments
     # (inspect_ai/_eval/registry.py says it always does); `-T model=foo` is a user's string.
@@ -162,12 +185,24 @@ def _older_log(location: str) -> str | None:
     )
 
 
+def _empty_range(limit: str) -> bool:
+    """Whether `--limit FIRST-LAST` selects nothing: Inspect counts from 1 and slices
+    `[FIRST - 1:LAST]`, so a first of 0 (the slice from the last sample) or a first after the
+    last gives a run without samples, whose status is success."""
+    first, dash, last = limit.partition("-")
+    if not (dash and first.isdigit() and last.isdigit()):
+        return False
+    return int(first) < 1 or int(first) > int(last)
+
+
 def check_command_line() -> None:
     """What the `inspect` command line asks that a task sees nowhere else, checked before Inspect
     acts on it: `--epochs` below 1 (Inspect runs one epoch for 0 and ends in a traceback below
-    it), a `--model-base-url` carrying credentials (Inspect would write it into the log header),
-    and `eval-retry` of a log of another task version (Inspect would stamp its samples with the
-    current version). Python's `eval()` and `eval_retry()` are not seen here."""
+    it), a `--limit` range that selects no conversation, a `--model-base-url` carrying
+    credentials (Inspect would write it into the log header), and `eval-retry` of a log of
+    another task version (Inspect would stamp its samples with the current version). Python's
+    `eval()` and `eval_retry()` are not seen here, and neither is what Inspect's command line
+    refuses before it loads a task (`--limit -1`, a `-T` value that is not YAML)."""
     arguments = _inspect_arguments()
     if arguments[:1] in (["eval"], ["eval-set"]):
         epochs = _option(arguments, "--epochs")
@@ -175,6 +210,12 @@ def check_command_line() -> None:
             raise InputError(
                 f"--epochs {epochs}: the number of epochs must be 1 or more (each epoch runs "
                 "every conversation once)"
+            )
+        limit = _option(arguments, "--limit")
+        if limit is not None and _empty_range(limit):
+            raise InputError(
+                f"--limit {limit}: a range FIRST-LAST counts conversations from 1, its first at "
+                "most its last (--limit 3-10: the 3rd to the 10th); this one selects none"
             )
         shown = masked(_option(arguments, "--model-base-url") or "")
         if shown is not None:

@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from inspect_ai import eval, eval_set
 
 from attunebench_inspect import attunebench, default, profile
-from attunebench_inspect._parameters import EMPTY_DATA
+from attunebench_inspect._parameters import EMPTY_DATA, some_of
 from attunebench_inspect.data._problems import InputError
 from tests.commands import BIN, inspect_eval, run_command
 from tests.conftest import REPO
@@ -202,3 +204,50 @@ def test_eval_set_over_models_and_modes(
         for m in ("attunebench/random", "attunebench/majority")
         for mode in ("default", "verbose")
     }
+
+
+# --- a parameter naming some of its choices (the contamination probe's methods) ----------------
+
+METHODS = ("guided", "layout")
+
+
+@pytest.mark.parametrize(
+    ("value", "line"),
+    [
+        (
+            "guided,,layout",
+            "task parameter methods: an empty name (a comma too many, or one at either end); "
+            "expected some of guided, layout, comma-separated; got guided,,layout",
+        ),
+        (
+            ",layout",
+            "task parameter methods: an empty name (a comma too many, or one at either end); "
+            "expected some of guided, layout, comma-separated; got ,layout",
+        ),
+        (
+            "guided,lay out",
+            "task parameter methods: unknown lay out; expected some of guided, layout, "
+            "comma-separated",
+        ),
+        ([], "task parameter methods must be some of guided, layout, comma-separated; got []"),
+        (None, "task parameter methods must be some of guided, layout, comma-separated; got None"),
+        (
+            ["guided", 1],
+            "task parameter methods must be some of guided, layout, comma-separated; got "
+            "['guided', 1]",
+        ),
+    ],
+)
+def test_some_of_refuses_in_one_line(value: object, line: str) -> None:
+    with pytest.raises(InputError) as raised:
+        some_of("methods", value, METHODS)
+    assert str(raised.value) == line
+
+
+@given(st.lists(st.sampled_from(METHODS), min_size=1), st.booleans(), st.booleans())
+def test_some_of_gives_the_names_once_in_their_order(
+    names: list[str], as_text: bool, spaced: bool
+) -> None:
+    joined = (", " if spaced else ",").join(names)
+    chosen = some_of("methods", joined if as_text else names, METHODS)
+    assert chosen == [m for m in METHODS if m in names]

@@ -4,7 +4,9 @@ chance does."""
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
 import re
 import shutil
@@ -18,14 +20,16 @@ from typing import Any
 import pytest
 from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.model import get_model
+from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.util import Store
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import default
 from attunebench_inspect._parameters import TASK_VERSION, check_command_line
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._util import files
 from attunebench_inspect._util.files import write_atomic
+from attunebench_inspect.data._codebook import load_codebook
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.data._source import resolve
 from attunebench_inspect.instruments.human._imports import check_files
@@ -108,6 +112,12 @@ def test_bad_model_arguments_and_role_names_are_one_line(tmp_path: Path) -> None
     [
         (["eval", "x", "--epochs", "0"], "--epochs 0: the number of epochs must be 1 or more"),
         (["eval-set", "x", "--epochs=-1"], "--epochs -1: the number of epochs must be 1 or more"),
+        (
+            ["eval", "x", "--limit", "0-3"],
+            "--limit 0-3: a range FIRST-LAST counts conversations from 1, its first at most its "
+            "last (--limit 3-10: the 3rd to the 10th); this one selects none",
+        ),
+        (["eval-set", "x", "--limit=5-2"], "--limit 5-2: a range FIRST-LAST counts conversations"),
         (
             ["eval", "x", "--model-base-url", "http://user:s3cret@host/v1"],
             "--model-base-url http://user:***@host/v1 carries credentials, which Inspect would "
@@ -208,12 +218,22 @@ def _one_conversation(tmp_path: Path) -> Path:
 
 
 def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path: Path) -> None:
-    """A judge's provider answering HTTP 500, and a 200 whose body is `{"error": ...}`: each
-    sample ends with one line naming the call and the model, within seconds."""
+    """A judge's provider answering HTTP 500, a 200 whose body is `{"error": ...}`, and a
+    provider that trickles its reply a byte a second under `attempt_timeout`: each sample ends
+    with one line naming the call and the model, within seconds."""
     data = _one_conversation(tmp_path)
     for fault, call, what in (
         ("http_500", "judge", "the provider answered HTTP 500 to every retry (InternalServerError"),
-        ("error_200", "draft", "the provider's reply could not be read (TypeError"),
+        (
+            "error_200",
+            "draft",
+            "the provider answered an error in place of a reply (api_error: injected error_200",
+        ),
+        (
+            "trickle",
+            "draft",
+            "the provider did not answer within 2 s (2 attempts, attempt_timeout 2",
+        ),
     ):
         with Endpoint(EndpointConfig(faults={fault: 1.0}, max_seconds=120)) as endpoint:
             model = get_model(
@@ -226,7 +246,8 @@ def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path:
                 model_roles={"judge": model} if call == "judge" else None,
                 display="none",
                 log_dir=str(tmp_path / "logs"),
-                max_retries=0,
+                max_retries=1 if fault == "trickle" else 0,
+                attempt_timeout=2 if fault == "trickle" else None,
             )
         assert time.monotonic() - started < 60
         assert log.status == "error" and log.samples is not None
@@ -236,8 +257,54 @@ def test_a_failing_judge_and_an_error_body_name_the_call_and_the_model(tmp_path:
         assert message.startswith("ProviderReplyError('turn ") or message.startswith(
             'ProviderReplyError("turn '
         )
-        assert what in message and f"; model {ENDPOINT_MODEL})" in message
+        assert what in message and f"; model {ENDPOINT_MODEL})" in message, message
         assert f" {call} call: " in message or call == "draft"
+
+
+def test_a_judge_is_bound_by_its_own_attempt_timeout(tmp_path: Path) -> None:
+    """`--attempt-timeout` is the model under test's: Inspect hands a model role only the
+    eval's retries and timeout, so a judge that stalls is cut by the attempt_timeout of its
+    role (`--model-role 'judge={model: ..., attempt_timeout: N}'`)."""
+    data = _one_conversation(tmp_path)
+    with Endpoint(EndpointConfig(faults={"trickle": 1.0}, max_seconds=120)) as endpoint:
+        judge = get_model(
+            ENDPOINT_MODEL, base_url=endpoint.base_url, api_key="k", memoize=False,
+            config=GenerateConfig(attempt_timeout=2),
+        )  # fmt: skip
+        (log,) = eval(default(data=str(data)), model="attunebench/random",
+                      model_roles={"judge": judge}, display="none",
+                      log_dir=str(tmp_path / "logs"), max_retries=0)  # fmt: skip
+    assert log.samples is not None and log.samples[0].error is not None
+    assert "judge call: the provider did not answer within 2 s (1 attempt, attempt_timeout 2;" in (
+        " ".join(log.samples[0].error.message.split())
+    )
+
+
+def test_a_rejudge_whose_judge_fails_is_one_line_and_leaves_the_log_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _one_conversation(tmp_path)
+    (log,) = eval(default(data=str(data)), model="attunebench/random", display="none",
+                  log_dir=str(tmp_path / "logs"))  # fmt: skip
+    before = Path(log.location).read_bytes()
+    with Endpoint(EndpointConfig(faults={"http_500": 1.0}, max_seconds=120)) as endpoint:
+        monkeypatch.setenv("LOCAL_BASE_URL", endpoint.base_url)
+        monkeypatch.setenv("LOCAL_API_KEY", "k")
+        done = _cli("score", log.location, "--scorer", "attunebench_inspect/draft_rejudge",
+                    "-S", f"judge={ENDPOINT_MODEL}", "-S", "max_retries=0", "--action", "append",
+                    "--overwrite", cwd=tmp_path)  # fmt: skip
+    said = _said(done)
+    assert done.returncode != 0 and "Traceback" not in done.stdout + done.stderr
+    assert len(said) == 1, said
+    sample = read_eval_log(log.location).samples[0].id  # type: ignore[index]
+    assert re.fullmatch(
+        rf"draft_rejudge: sample {sample}: turn \d+ judge call: the provider answered HTTP 500 "
+        r"to every retry \(InternalServerError: Error code: 500 - injected http_500; model "
+        rf"{ENDPOINT_MODEL}\); nothing was written \(the log is as it was\): run the same "
+        r"inspect score again once the judge answers",
+        said[0],
+    ), said
+    assert Path(log.location).read_bytes() == before
 
 
 # --- the plan --------------------------------------------------------------------------------
@@ -291,6 +358,44 @@ def test_the_plan_bounds_its_search(
     assert out.err.splitlines() == [line] and out.out == ""
 
 
+# --- a bill past the largest number ------------------------------------------------------------
+
+
+def _strict(text: str) -> Any:
+    """JSON as a strict reader takes it: no NaN, Infinity or -Infinity."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("form", ["json", "terminal"])
+def test_a_price_whose_bill_is_not_finite_is_refused_in_one_line(
+    form: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each price is finite; the bill of the four modes, 1e308 US dollars times a few million
+    tokens, is not: JSON would carry `Infinity`, the terminal `$inf`."""
+    args = ["estimate", "--model", "openai/gpt-4o", "--price-in", "1e308", "--price-out", "10",
+            "--mode", "all", "--format", form]  # fmt: skip
+    assert main(args) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.splitlines() == [
+        "attunebench estimate: openai/gpt-4o (--price-in 1e+308, --price-out 10): its bill over "
+        "every mode is not a finite number of US dollars; expected prices whose bill a number "
+        "can hold"
+    ]
+    assert main([*args[:4], "1e300", *args[5:]]) == 0
+    said = capsys.readouterr().out
+    if form == "json":
+        runs = _strict(said)["runs"]
+        assert all(1e299 < run["cost_usd"] < math.inf for run in runs)
+    else:  # an amount no provider charges, in powers of ten, within 120 columns
+        assert "$8.68e+299" in said and "inf" not in said
+        assert max(map(len, said.splitlines())) <= 120
+
+
 # --- a large data set in the estimate ---------------------------------------------------------
 
 
@@ -332,27 +437,52 @@ def test_a_large_data_set_is_priced_on_a_sample_read_in_one_pass(
 # --- answer files, killed writers --------------------------------------------------------------
 
 
-def test_an_answer_file_that_leaves_out_its_page_is_refused(tmp_path: Path) -> None:
+def test_an_answer_file_that_leaves_out_its_page_or_version_is_refused(tmp_path: Path) -> None:
+    """The page writes both; a file without its task version cannot be checked against this
+    suite's questions (every file written before the field existed is of another version
+    number), and the import, of a page's answers, cannot check one without its page."""
     source = resolve(None)
     cid = json.loads(sorted(BUNDLED.glob("*.json"))[0].read_text())["conversationId"]
-    answers = tmp_path / "answers.json"
-    answers.write_text(
-        json.dumps(
-            {
-                "format": "attunebench-answers/1",
-                "annotator": "ann",
-                "task_version": TASK_VERSION,
-                "conversations": {cid: {}},
-            }
-        ),
-        encoding="utf-8",
-    )
-    _, problems, _ = check_files([answers], source, str(tmp_path / "logs"))
-    assert (
-        f"{answers}: page: missing; expected the exported page's id and conversations (the page "
+    versioned = tmp_path / "versioned.json"
+    bare = tmp_path / "bare.json"
+    for path, version in ((versioned, {"task_version": TASK_VERSION}), (bare, {})):
+        document = {"format": "attunebench-answers/1", "annotator": path.stem, **version,
+                    "conversations": {cid: {}}}  # fmt: skip
+        path.write_text(json.dumps(document), encoding="utf-8")
+    _, problems, _ = check_files([versioned, bare], source, str(tmp_path / "logs"))
+    assert problems == [
+        f"{versioned}: page: missing; expected the exported page's id and conversations (the page "
         "saves them with task_version): the file cannot be checked against the page it was "
-        "answered on"
-    ) in problems
+        "answered on (another harness's answers run with `inspect eval --model human/NAME -M "
+        "answers=FILE`)",
+        f"{bare}: (top level): missing the required field task_version",
+    ]
+
+
+def test_an_import_into_a_folder_it_cannot_write_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder (as root, a read-only mount: permissions do not stop root, so the
+    system's answer is planted): one line naming the folder, and nothing imported."""
+    from tests.human_answers import one_answered
+
+    answers = one_answered(tmp_path, load_codebook(None))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    def read_only(*args: Any, **kwargs: Any) -> str:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(files.tempfile, "mkdtemp", read_only)
+    code = main(["human", "import", str(answers), "--data", str(tmp_path / "data"),
+                 "--log-dir", str(logs)])  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 1 and out.out == ""
+    assert out.err.splitlines()[-1] == (
+        f"attunebench human: {logs}: found Read-only file system (EROFS); expected a writable "
+        "folder"
+    )
+    assert list(logs.iterdir()) == []
 
 
 def test_a_killed_writer_leaves_no_temporary_file_behind(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,27 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_truncated(
         ), (what, err)
         left = [p for p in out.rglob("*") if p.is_file()]
         assert left == [], (what, left)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("argv", [["estimate", "--breakdown"], ["report", "--resamples", "50"]])
+def test_standard_output_on_a_full_disk_is_one_line(
+    argv: list[str],
+    baseline_logs: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`attunebench report LOGS > file` on a full disk: /dev/full answers every write as a full
+    disk does (ENOSPC). One line and exit status 1, not a traceback."""
+    if argv[0] == "report":
+        argv = [argv[0], str(baseline_logs), *argv[1:]]
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        monkeypatch.setattr(sys, "stdout", full)
+        assert main(argv) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"attunebench {argv[0]}: standard output: found No space left on device (ENOSPC); "
+        "expected room for the whole output"
+    )
 
 
 def test_output_folders_that_do_not_exist_are_created(

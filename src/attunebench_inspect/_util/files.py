@@ -4,7 +4,8 @@ Reading: a regular file only (a FIFO would hang the read, `/dev/zero` would fill
 is not a file), and never more than a cap, so that no path a user or a pipeline hands the suite
 can stall or exhaust it. Writing: into a temporary file beside the target, renamed over it when
 whole, so a full disk or a crash leaves the old file or none, never a truncated one; a missing
-folder is created. Each failure is one line: the path, what was found, what was expected.
+folder is created; standard output, which cannot be written that way, says when it was cut
+short. Each failure is one line: the path, what was found, what was expected.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import errno
 import glob
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,6 +153,21 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         raise
 
 
+def write_stdout(text: str) -> None:
+    """`text` on standard output; a FileProblem where it cannot all be written (`> file` on a
+    full disk, a reader that has gone)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as ex:
+        # What is left in the buffer is dropped: Python's own flush at exit would fail on it
+        # again, with a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        raise FileProblem("standard output", _os_error(ex), "room for the whole output") from None
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -191,3 +208,13 @@ def output_folder(path: str | Path) -> Path:
     except OSError as ex:
         raise FileProblem(folder, _os_error(ex), "a folder that can be created") from None
     return folder
+
+
+def staging_folder(folder: Path, prefix: str) -> Path:
+    """A new private folder inside `folder`, where something is written before it is moved in
+    whole (on the same file system, so that the move is a rename); a FileProblem if `folder`
+    cannot be written into (read-only, full, not ours)."""
+    try:
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=folder))
+    except OSError as ex:
+        raise FileProblem(folder, _os_error(ex), "a writable folder") from None

@@ -59,7 +59,13 @@ def _pooled(view: BinaryView, stat: str) -> MetricSpec:
         "pooled" if view in ("om", "hp") else "diagnostic",
         f'{stat} with "yes" positive over every judgement of the run ({view} view): '
         "TP/FP/FN/TN summed over conversations",
-        "predicted `na` counts as not-yes; NaN where a denominator is 0",
+        "predicted `na` counts as not-yes; "
+        + (
+            "0 where the predictions or the labels are all one class (a constant has no "
+            "correlation: scikit-learn's matthews_corrcoef); NaN without judgements"
+            if stat == "mcc"
+            else "NaN where a denominator is 0"
+        ),
         low=-1.0 if stat == "mcc" else 0.0,
     )
 

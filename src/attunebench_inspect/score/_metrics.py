@@ -130,12 +130,17 @@ def binary_counts(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> Bi
 
 
 def pooled_binary(tp: float, fp: float, fn: float, tn: float) -> dict[str, float]:
-    """Precision, recall, F1 and MCC of pooled counts (NaN where a denominator is zero)."""
+    """Precision, recall, F1 and MCC of pooled counts. Precision, recall and F1 are NaN where a
+    denominator is zero (no "yes" said, or none to find: neither right nor wrong). MCC (Matthews,
+    1975) is 0 where the predictions or the labels are all one class: a constant has no
+    correlation with anything, the limit Chicco & Jurman (BMC Genomics 21:6, 2020) give and
+    scikit-learn's `matthews_corrcoef` returns (the majority baseline's "yes" to everything
+    reads 0, chance, not "nan"); NaN only without any judgement."""
     precision = tp / (tp + fp) if tp + fp else NAN
     recall = tp / (tp + fn) if tp + fn else NAN
     f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else NAN
     denom = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    mcc = (tp * tn - fp * fn) / denom if denom else NAN
+    mcc = (tp * tn - fp * fn) / denom if denom else (0.0 if tp + fp + fn + tn else NAN)
     return {"precision": precision, "recall": recall, "f1": f1, "mcc": mcc}
 
 

@@ -3,7 +3,9 @@
 `inspect score LOG --scorer attunebench_inspect/draft_rejudge -S judge=<model>`: the drafts are
 never regenerated, only judged again, by any Inspect model, through the walk's own judge call
 (solve/_judges.py).
-The scores keep their own names (`rejudge_draft_judge`, ...) beside the original judge's.
+The scores keep their own names (`rejudge_draft_judge`, ...) beside the original judge's. A judge
+that keeps failing stops the re-judge in one line before anything is written: `inspect score`
+writes the log only once every sample is scored, so the log stays as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..data._split import VisibleTurn
 from ..solve import JUDGE_ROLE, MODES, judge_bound, judge_draft, read_walk
 from ..solve._call_record import CallRecord
 from ..solve._predictions import Walk
+from ..solve._transport import ProviderReplyError
 from ._conversation import score_conversation
 from ._metric_spec import REJUDGE_PREFIX
 from ._scorers import run_metrics
@@ -30,26 +33,38 @@ NOT_THE_MAIN_TASK = (
     f"contamination probe log?); re-judge a log of attunebench_inspect/{', '.join(MODES)} "
     "(nothing was written)"
 )
+JUDGE_FAILED = (
+    "draft_rejudge: sample {id}: {fault}; nothing was written (the log is as it was): run the "
+    "same inspect score again once the judge answers"
+)
 NO_JUDGE = (
     "draft_rejudge needs a judge: pass -S judge=<model> (e.g. -S judge=attunebench/majority) or "
     f"bind the '{JUDGE_ROLE}' model role"
 )
 
 
+def _count(name: str, value: object, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InputError(f"draft_rejudge: -S {name} must be {least} or more; got {value!r}")
+
+
 @scorer(metrics=run_metrics("rejudge"))
 def draft_rejudge(
-    judge: str | None = None, codebook: str | None = None, max_retries: int = 3
+    judge: str | None = None,
+    codebook: str | None = None,
+    max_retries: int = 3,
+    attempt_timeout: int | None = None,
 ) -> Scorer:
     """Judge the stored drafts again and score Draft Judge and Draft Binary Alignment.
-    `max_retries`: the judge's retries of a call that fails (an HTTP 500), before the sample
-    ends with one line naming the call and the model (`inspect score` has no --max-retries)."""
+    `max_retries`: the judge's retries of a call that fails (an HTTP 500, an attempt past
+    `attempt_timeout` seconds), before the re-judge stops with one line naming the call and the
+    model (`inspect score` has neither --max-retries nor --attempt-timeout)."""
     with told():
         if judge is not None and (not isinstance(judge, str) or not judge.strip()):
             raise InputError(f"{NO_JUDGE}; got {judge!r}")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise InputError(
-                f"draft_rejudge: -S max_retries must be 0 or more; got {max_retries!r}"
-            )
+        _count("max_retries", max_retries, 0)
+        if attempt_timeout is not None:
+            _count("attempt_timeout", attempt_timeout, 1)
 
     async def score(state: TaskState, target: Target) -> Score:
         with told():
@@ -58,7 +73,7 @@ def draft_rejudge(
             if judge is None and not judge_bound():
                 raise InputError(NO_JUDGE)
         book = cached_codebook(codebook)
-        retries = GenerateConfig(max_retries=max_retries)
+        retries = GenerateConfig(max_retries=max_retries, attempt_timeout=attempt_timeout)
         model = (
             get_model(judge, config=retries)
             if judge
@@ -71,7 +86,12 @@ def draft_rejudge(
             draft = walk.turn(turn.turn_number).draft
             return await judge_draft(model, conv, turn, draft, book) if draft is not None else None
 
-        judged = [r for r in await collect(*(judge_turn(t) for t in conv.turns)) if r]
+        try:
+            done = await collect(*(judge_turn(t) for t in conv.turns))
+        except ProviderReplyError as ex:
+            with told():
+                raise InputError(JUDGE_FAILED.format(id=state.sample_id, fault=ex.fault)) from None
+        judged = [r for r in done if r]
         # The walk as if the later judge had been its only judge.
         later = Walk(
             {JUDGE_ROLE: str(model)},

@@ -4,9 +4,11 @@ A reply cut off mid-body, an empty 200, an HTML page where JSON belongs or a 200
 error object fails inside the provider's client (a JSON decoding error, a protocol error, a
 completion without its fields), after Inspect's own retries where the client retries; a provider
 that keeps answering an HTTP error (a judge's provider down) fails when Inspect's retries give
-up. The sample ends in error and is not scored; the rest of the run goes on (the tasks set
-`continue_on_fail`), and `inspect eval-retry` runs the sample again. What the suite owns is the
-line the terminal and the log show: which call, to which model, what came back, what to do.
+up, and so does one that stops answering, once each attempt has run out of its
+`attempt_timeout` (or, streaming, its `stream_idle_timeout`). The sample ends in error and is not
+scored; the rest of the run goes on (the tasks set `continue_on_fail`), and `inspect eval-retry`
+runs the sample again. What the suite owns is the line the terminal and the log show: which
+call, to which model, what came back, what to do.
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ import sys
 from pathlib import PurePath
 
 import httpx
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelCall, ModelOutput
+from inspect_ai.model._model import (  # inspect-evals-lint: ignore[private_api_imports] -- pinned by a test  # noqa: E501
+    AttemptTimeoutError,
+    StreamIdleTimeoutError,
+)
 
 from ._call_record import CallType
+from ._provider_rules import resolved_config
 
 _SDKS = ("openai", "anthropic")
 """The providers' SDKs whose errors a reply can surface as. They are read from `sys.modules`, not
@@ -50,8 +57,21 @@ def _status_errors() -> tuple[type[BaseException], ...]:
     return _sdk_errors("APIStatusError")
 
 
+_SILENCE = (AttemptTimeoutError, StreamIdleTimeoutError)
+"""A provider that did not answer within an attempt's time: Inspect cancels the attempt and
+retries it until `max_retries` or `timeout` stops the retrying (inspect_ai/model/_model.py)."""
+
+
 class ProviderReplyError(RuntimeError):
-    """A call whose reply could not be read; ends its sample (and names the retry)."""
+    """A call whose reply could not be read; ends its sample (and names the retry).
+    `fault`: what happened, without the advice (a re-judge gives its own)."""
+
+    def __init__(self, fault: str) -> None:
+        self.fault = fault
+        super().__init__(
+            f"{fault}, so this conversation is not scored in this run; `inspect eval-retry LOG` "
+            "runs it again"
+        )
 
 
 def _causes(error: BaseException) -> list[BaseException]:
@@ -90,7 +110,7 @@ def _raised_in_client(error: BaseException) -> bool:
 
 
 def _is_fault(error: BaseException) -> bool:
-    if isinstance(error, _transport_faults() + _status_errors()):
+    if isinstance(error, _transport_faults() + _status_errors() + _SILENCE):
         return True
     if isinstance(error, _READING) and _raised_in_client(error):
         return True
@@ -110,6 +130,31 @@ def transport_fault(error: BaseException) -> BaseException | None:
     return next((e for e in _causes(error) if _is_fault(e)), None)
 
 
+def _attempts(error: BaseException) -> int:
+    """How many attempts Inspect's retry loop made before it gave up (1 without one)."""
+    tried = (getattr(e, "last_attempt", None) for e in _causes(error))
+    return next((int(t.attempt_number) for t in tried if t is not None), 1)
+
+
+def _error_body(fault: BaseException) -> str | None:
+    """The provider's own error, where a 200 reply carried one (`{"error": ...}`) in place of a
+    completion: the client fails on the missing fields after Inspect has recorded the reply in
+    the call's `ModelCall`, which the frames the failure passed through still hold."""
+    trace = fault.__traceback__
+    while trace is not None:
+        for value in trace.tb_frame.f_locals.values():
+            response = value.response if isinstance(value, ModelCall) else None
+            said = response.get("error") if isinstance(response, dict) else None
+            if isinstance(said, dict):
+                kind = said.get("type") or said.get("code")
+                message = str(said.get("message") or json.dumps(said))
+                return f"{kind}: {message}" if kind else message
+            if said:
+                return str(said)
+        trace = trace.tb_next
+    return None
+
+
 async def generate_or_say(
     model: Model,
     messages: list[ChatMessage],
@@ -124,23 +169,45 @@ async def generate_or_say(
         fault = transport_fault(ex)
         if fault is None:
             raise
-        raise reply_error(fault, call, where, str(model)) from ex
+        timeouts = resolved_config(model).merge(config)
+        raise reply_error(fault, call, where, str(model), _attempts(ex), timeouts) from ex
+
+
+def _silence(fault: BaseException, attempts: int, config: GenerateConfig) -> tuple[str, str]:
+    """What a provider that did not answer in time did, and the bound it ran out of."""
+    name = "attempt_timeout" if isinstance(fault, AttemptTimeoutError) else "stream_idle_timeout"
+    seconds = getattr(config, name)
+    tried = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+    # None: set while the run went on (`inspect ctl config`), not in the call's config.
+    within = f"within {seconds} s" if seconds is not None else f"within its {name}"
+    bound = f", {name} {seconds}" if seconds is not None else ""
+    if name == "stream_idle_timeout":
+        within += " of its stream's last chunk"
+    return f"the provider did not answer {within}", tried + bound
 
 
 def reply_error(
-    fault: BaseException, call: CallType, where: str, model: str = ""
+    fault: BaseException,
+    call: CallType,
+    where: str,
+    model: str = "",
+    attempts: int = 1,
+    config: GenerateConfig | None = None,
 ) -> ProviderReplyError:
     """`where`: the call's place in the conversation (`turn 3`, an instance), or ""; `model`:
-    the model called (its provider first, `openai/gpt-4o`)."""
+    the model called (its provider first, `openai/gpt-4o`); `attempts`: how many Inspect made;
+    `config`: the call's own, where its timeouts are."""
     where = f"{where} {call} call".lstrip()
-    found = (str(fault).splitlines() or [""])[0] or "no message"
+    found = f"{type(fault).__name__}: {(str(fault).splitlines() or [''])[0] or 'no message'}"
     called = f"; model {model}" if model else ""
     what = "the provider's reply could not be read"
-    if isinstance(fault, _status_errors()):
+    body = _error_body(fault) if isinstance(fault, _READING) else None
+    if body is not None:
+        what, found = "the provider answered an error in place of a reply", body
+    elif isinstance(fault, _SILENCE):
+        what, found = _silence(fault, attempts, config or GenerateConfig())
+    elif isinstance(fault, _status_errors()):
         status = getattr(fault, "status_code", 0)
         retried = status == 429 or status >= 500
         what = f"the provider answered HTTP {status}" + (" to every retry" if retried else "")
-    return ProviderReplyError(
-        f"{where}: {what} ({type(fault).__name__}: {found}{called}), so this conversation is not "
-        "scored in this run; `inspect eval-retry LOG` runs it again"
-    )
+    return ProviderReplyError(f"{where}: {what} ({found}{called})")

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Sequence
 from typing import TypeAlias
 
-from .._util.files import write_atomic
+from .._util.files import write_atomic, write_stdout
 from ..data._source import BUNDLED
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -92,4 +91,4 @@ def put(text: str, output: str | None) -> None:
     if output:
         write_atomic(output, text)
     else:
-        sys.stdout.write(text)
+        write_stdout(text)

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from inspect_ai.log import EvalLog
 from scipy.stats import kendalltau
+from sklearn.metrics import matthews_corrcoef
 
 from attunebench_inspect._suite.catalog import compute
 from attunebench_inspect._suite.cli import main
@@ -119,7 +120,19 @@ def test_hand_checked_values() -> None:
     assert m.ordinal("b", "a", ["a", "b", "c", "d"]) == pytest.approx(2 / 3)
     # Pooled MCC of tp=2 fp=1 fn=1 tn=2: (4-1)/sqrt(3*3*3*3) = 1/3.
     assert m.pooled_binary(2, 1, 1, 2)["mcc"] == pytest.approx(1 / 3)
+    # A constant "yes" (the majority baseline): no correlation, not "nan"; no judgement: NaN.
+    assert m.pooled_binary(5, 3, 0, 0)["mcc"] == 0.0
+    assert math.isnan(m.pooled_binary(0, 0, 0, 0)["mcc"])
     assert math.isnan(m.nanmean([math.nan]))
+
+
+@given(st.lists(st.integers(0, 40), min_size=4, max_size=4).filter(any))
+def test_pooled_mcc_is_sklearns(counts: list[int]) -> None:
+    """MCC of pooled counts as scikit-learn's matthews_corrcoef computes it on the judgements
+    they count, a constant prediction or label (0) included."""
+    tp, fp, fn, tn = counts
+    expected = matthews_corrcoef([1, 0, 1, 0], [1, 1, 0, 0], sample_weight=counts)
+    assert m.pooled_binary(tp, fp, fn, tn)["mcc"] == pytest.approx(expected, abs=1e-12)
 
 
 def _oracle_records(

@@ -38,6 +38,7 @@ from tests.human_answers import (
     one_answered,
     only_log,
     oracle,
+    page_of,
     split_all,
     turns_of,
     write_json,
@@ -61,9 +62,10 @@ def replayed(tmp_path_factory: pytest.TempPathFactory, codebook: Codebook) -> di
     del first[next(iter(first))]  # one binary question left unanswered
     del gaps["turns"]["2"]["pairwise"]
     del gaps["post"]
+    page = page_of([convs[perfect][0], convs[gappy][0]], codebook)
     answers = write_json(
         root / "oracle.json",
-        answer_file("oracle", {perfect: oracle(*convs[perfect], codebook), gappy: gaps}),
+        answer_file("oracle", {perfect: oracle(*convs[perfect], codebook), gappy: gaps}, page=page),
     )
     logs = root / "logs"
     code = main(["human", "import", str(answers), "--data", str(data), "--log-dir", str(logs)])
@@ -216,6 +218,13 @@ def test_answers_from_another_harness_through_inspect_eval(
     assert composite_of(log, cid)["composite"] == pytest.approx(100.0)
 
 
+NO_PAGE = (
+    "page: missing; expected the exported page's id and conversations (the page saves them with "
+    "task_version): the file cannot be checked against the page it was answered on (another "
+    "harness's answers run with `inspect eval --model human/NAME -M answers=FILE`)"
+)
+
+
 def test_bad_answer_files_get_one_line_per_problem(
     tmp_path: Path, codebook: Codebook, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -260,6 +269,7 @@ def test_bad_answer_files_get_one_line_per_problem(
     path = f"conversations.{cid}.turns.1"
     assert err.splitlines()[0] == f"data: {data}, 1 conversations"
     assert err.splitlines()[1:] == [
+        f"{m}: (top level): missing the required field task_version",
         f"{m}: (top level): found the field(s) extra; expected only annotator, codebook_sha256, "
         "conversations, format, mode, page, shuffle_seed, source, task_version",
         f"{m}: annotator: found a b; expected text matching ^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$",
@@ -276,10 +286,12 @@ def test_bad_answer_files_get_one_line_per_problem(
         f"{TASK_VERSION}: its questions or its replies' labels may differ)",
         f"{e}: conversations.{cid}.turns.9: found turn 9; expected 1 to {turns_of(SHORTEST[0])}",
         f"{e}: conversations.nope: found a conversation the data does not have",
+        f"{e}: {NO_PAGE}",
+        f"{t}: {NO_PAGE}",
         f"{t}: annotator: found b, as in {e}; expected one file per annotator (each is one run "
         "of its model)",
         f"{b}: invalid JSON (Expecting property name enclosed in double quotes at line 1 column 2)",
-        "nothing imported: 13 problem(s)",
+        "nothing imported: 16 problem(s)",
     ]
     assert not (tmp_path / "logs").exists()
 

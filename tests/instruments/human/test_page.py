@@ -23,6 +23,7 @@ from attunebench_inspect.instruments.human._replay import HumanReplayAPI
 from attunebench_inspect.solve import read_walk
 from attunebench_inspect.solve._schemas import call_of
 from tests.canaries import CANARIES, every_label_changed, with_canaries
+from tests.conftest import BUNDLED
 from tests.human_answers import (
     SHORTEST,
     answer_file,
@@ -322,3 +323,34 @@ def test_the_page_says_which_turns_will_count_before_saving(
     records = read_walk(Store(only_log(tmp_path / "h").samples[0].store)).records  # type: ignore[index]
     assert records[("draft", 1)].status == "ok" and records[("pairwise", 1)].status == "ok"
     assert records[("emotion", 1)].status == "failed"
+
+
+def test_the_three_replies_are_side_by_side_above_the_fold(
+    chromium: Any, tmp_path: Path, codebook: Codebook
+) -> None:
+    """The pairwise step at 1280 px, on the bundled conversation with the longest first reply
+    (syn24): every reply starts on the first screen, and none sits in a scroll pane of its own
+    (in the transcript's pane, Reply 3 began 500 px below the fold)."""
+    data = data_folder(tmp_path / "data", [BUNDLED / "syn24-meeting-partners-family.json"])
+    ((cid, _),) = split_all(data, codebook).items()
+    html = tmp_path / "page.html"
+    assert main(["human", "export", "--data", str(data), "--ids", cid, "--out", str(html)]) == 0
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(html.as_uri())
+        page.fill("#annotator", "tester")
+        page.click(f'button[data-open="{cid}"]')
+        _next(page)
+        found = page.evaluate(
+            """() => [...document.querySelectorAll('.replies .msg')].map(m => {
+                 let scrolled = false;
+                 for (let e = m.parentElement; e; e = e.parentElement)
+                   scrolled ||= ['auto', 'scroll'].includes(getComputedStyle(e).overflowY)
+                     && e !== document.scrollingElement;
+                 return [m.querySelector('.who').textContent, m.getBoundingClientRect().top,
+                         scrolled];
+               })"""
+        )
+        page.screenshot(path=str(tmp_path / "pairwise.png"))
+    assert [label for label, _, _ in found] == ["Reply 1", "Reply 2", "Reply 3"]
+    assert all(top < 800 and not scrolled for _, top, scrolled in found), found

@@ -186,6 +186,35 @@ def test_one_annotator_counts_once_however_its_files_are_named(
                                   "; counted once"]  # fmt: skip
 
 
+def test_the_same_answers_under_another_name_are_warned_of(
+    study: Study, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A copy of ann's file renamed bob: two annotators by name, one reading. They still count
+    as two (two people may not be told apart by their files alone), but the report warns in
+    one line naming both files: the copy outvotes every other annotator, so the consensus is
+    ann's and every tie between ann and cat is gone."""
+    ann = study.world.annotator(study.answers, "ann", {"emotion_recognition": 0.6}, {})
+    cat = study.world.annotator(study.answers, "cat", {}, {})
+    document = json.loads(ann.read_text(encoding="utf-8"))
+    bob = study.answers / "bob.json"
+    bob.write_text(json.dumps({**document, "annotator": "bob"}), encoding="utf-8")
+    pair = _report(capsys, study, ann, cat)
+    args = ["report", str(study.logs), "--format", "json", "--resamples", RESAMPLES]
+    caplog.clear()
+    assert main([*args, "--third-party", str(ann), str(cat), str(bob)]) == 0
+    found = json.loads(capsys.readouterr().out)["third_party"]
+    line = (
+        f"{bob}: the same answers as {ann} (annotator ann) under another annotator, bob: counted "
+        "as two annotators; if they are one person's, give one of the files"
+    )
+    assert found["notes"] == [line] and pair["notes"] == []
+    # A warning (on stderr under the command, where no logging is configured) and a note.
+    warned = [r.getMessage() for r in caplog.records if r.name.endswith("reannotation._labels")]
+    assert warned == [line]
+    assert [a["annotator"] for a in found["annotators"]] == ["ann", "bob", "cat"]
+    assert len(pair["ties"]) > 0 and found["ties"] == []
+
+
 def test_the_rows_without_a_run() -> None:
     """The table's rows on task values alone: fewer than 3 models, fewer than 10 conversations,
     fewer than 2 tasks, no pair separable under self labels."""

@@ -71,12 +71,13 @@ class Answers:
     shuffle_seed: int
     codebook_sha256: str | None
     conversations: dict[str, dict[str, Any]]
+    task_version: str
+    """The task version of the page that asked (required: `asked_otherwise`)."""
     page: dict[str, Any] | None = None
-    """The exported page that saved the file: its `id` and the `conversations` it exported."""
+    """The exported page that saved the file: its `id` and the `conversations` it exported
+    (None: another harness's file, which `human import` refuses)."""
     warnings: tuple[str, ...] = ()
     """Keys given twice in one object (the last value is used), one located line each."""
-    task_version: str | None = None
-    """The task version of the page that asked (None: a file from before the field existed)."""
 
     @property
     def model(self) -> str:
@@ -164,9 +165,9 @@ def read_answers(path: str | Path) -> Answers:
         shuffle_seed=data.get("shuffle_seed", 0),
         codebook_sha256=data.get("codebook_sha256"),
         conversations=data["conversations"],
+        task_version=data["task_version"],
         page=data.get("page"),
         warnings=tuple(_finding(source, f) for f in document.warnings),
-        task_version=data.get("task_version"),
     )
 
 
@@ -177,7 +178,8 @@ def version_number(version: str) -> str:
 def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
     """Whether the file answers other questions than this suite and codebook ask: another
     codebook, or a page of another task version number (the letter marks interface changes
-    only). A file without a task version (written before the field existed) is not checked."""
+    only; a file without a task version is refused by the schema: every file written before the
+    field existed, at 3-A or earlier, is of another number)."""
     source = answers.path
     problems = []
     if answers.codebook_sha256 not in (None, codebook.sha256):
@@ -187,7 +189,7 @@ def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
             f"{codebook.path})"
         )
     version = answers.task_version
-    if version is not None and version_number(version) != version_number(TASK_VERSION):
+    if version_number(version) != version_number(TASK_VERSION):
         problems.append(
             f"{source}: task_version: found {version}; expected "
             f"{version_number(TASK_VERSION)}-* (the answers were given on the page of another "

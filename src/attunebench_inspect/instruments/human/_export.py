@@ -117,8 +117,9 @@ def page_data(
 
 
 def _script_json(value: Any) -> str:
-    # Inside <script>, "</script>" or "<!--" in a message would end or change the element.
-    text = json.dumps(value, ensure_ascii=False)
+    # Inside <script>, "</script>" or "<!--" in a message would end or change the element; the
+    # page reads it with JSON.parse, which takes no NaN or Infinity.
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     for char in ("<", ">", "&", "\u2028", "\u2029"):
         text = text.replace(char, f"\\u{ord(char):04x}")
     return text

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +19,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import Store
 
-from ..._parameters import TASK_VERSION
-from ..._util.files import FileProblem, output_folder
+from ..._util.files import FileProblem, output_folder, staging_folder
 from ...data._codebook import Codebook, load_codebook
 from ...data._load import LoadResult, load_conversations
 from ...data._source import DataSource
@@ -35,7 +33,6 @@ from ._answers import (
     AnswersError,
     problems_with_data,
     read_answers,
-    version_number,
 )
 from ._export import page_data
 
@@ -67,21 +64,20 @@ class Imported:
 def _page_problems(
     answers: Answers, visible: dict[str, VisibleConversation], book: Codebook
 ) -> list[str]:
-    """An answer file saved by an exported page answers only the page's conversations, and the
-    page it names is the one this data and codebook export (its id is a digest of its content)."""
+    """The import reads a page's answers: the file names its page, answers only the page's
+    conversations, and the page it names is the one this data and codebook export (its id is a
+    digest of its content)."""
     page = answers.page
     source = answers.path
     if page is None:
-        # The page writes `page` beside `task_version` (both since task version 3-B): a file of
-        # this version number without it was edited, and would import conversations off its
-        # page. A file of another version number is refused for that (`asked_otherwise`).
-        version = answers.task_version
-        if version is None or version_number(version) != version_number(TASK_VERSION):
-            return []
+        # The page writes `page` beside `task_version` (both since task version 3-B): a file
+        # without it was edited, and would import conversations off its page, or was written by
+        # another harness, whose answers the replay model runs directly.
         return [
             f"{source}: page: missing; expected the exported page's id and conversations (the "
             "page saves them with task_version): the file cannot be checked against the page "
-            "it was answered on"
+            "it was answered on (another harness's answers run with `inspect eval --model "
+            "human/NAME -M answers=FILE`)"
         ]
     exported = page["conversations"]
     problems = [
@@ -197,7 +193,7 @@ def replay(answers: Answers, source: DataSource, log_dir: str) -> Imported:
         log = eval(task, log_dir=log_dir, **arguments)[0]
         return Imported(answers.model, log, _failures(log))
     folder = output_folder(log_dir)
-    staging = Path(tempfile.mkdtemp(prefix=".attunebench-import-", dir=folder))
+    staging = staging_folder(folder, ".attunebench-import-")
     try:
         log = eval(task, log_dir=str(staging), **arguments)[0]
         written = local_path(log.location)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,6 +41,8 @@ from ..human import (
     problems_with_data,
     read_answers,
 )
+
+logger = logging.getLogger(__name__)
 
 Phrasing = Literal["observer", "hp_facing"]
 """Which of the page's two binary steps gives the binary labels: the observer phrasing ("the
@@ -318,31 +321,36 @@ def conversation_labels(
     return truth, missing, r.wrong
 
 
-def _digest(answers: Answers) -> str:
-    """What a file says, whatever its name or layout: its annotator and answers."""
-    said = {"annotator": answers.annotator, "conversations": answers.conversations}
+def _digest(said: object) -> str:
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
 @dataclass
 class _Files:
-    """The answer files read so far: each annotator counts once, however its files are named."""
+    """The answer files read so far: each annotator counts once, however its files are named;
+    the same answers under two names are warned of."""
 
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     first_of: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """annotator -> (its first file, what the file says)."""
+    """annotator -> (its first file, what the file says: its annotator and answers)."""
+    named: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """What a file answers, whoever it names -> (the first file, its annotator)."""
 
     def admit(self, answers: Answers) -> Literal["new", "again", "conflict"]:
         """ "new": the file's labels enter; "again": the same annotator's same answers given
         again (the same path twice, another path to the file, a copy) count once, with a note;
-        "conflict": another file of the same annotator, a problem (one file per annotator)."""
-        digest = _digest(answers)
-        first = self.first_of.setdefault(answers.annotator, (answers.path, digest))
-        if first == (answers.path, digest) and answers.path not in self._read:
+        "conflict": another file of the same annotator, a problem (one file per annotator).
+        A new annotator whose answers are another's, word for word, enters with a warning: two
+        people answering every question alike is implausible, one person's answers under two
+        names would count twice (a consensus of one, every tie gone)."""
+        said = _digest({"annotator": answers.annotator, "conversations": answers.conversations})
+        first = self.first_of.setdefault(answers.annotator, (answers.path, said))
+        if first == (answers.path, said) and answers.path not in self._read:
             self._read.add(answers.path)
+            self._alike(answers)
             return "new"
-        if first[1] == digest:
+        if first[1] == said:
             how = "given more than once" if first[0] == answers.path else f"as {first[0]}"
             self.notes.append(
                 f"{answers.path}: the same answers of {answers.annotator} {how}; counted once"
@@ -353,6 +361,19 @@ class _Files:
             "expected one file per annotator (each is one annotator's label set)"
         )
         return "conflict"
+
+    def _alike(self, answers: Answers) -> None:
+        path, annotator = self.named.setdefault(
+            _digest(answers.conversations), (answers.path, answers.annotator)
+        )
+        if annotator != answers.annotator:
+            line = (
+                f"{answers.path}: the same answers as {path} (annotator {annotator}) under "
+                f"another annotator, {answers.annotator}: counted as two annotators; if they are "
+                "one person's, give one of the files"
+            )
+            self.notes.append(line)
+            logger.warning(line)
 
     _read: set[str] = field(default_factory=set)
 

@@ -51,7 +51,7 @@ def _tables(report: Report) -> list[Table]:
     if study.notes:
         result.append(
             Table(
-                "Third-party labels: conversations left out, and self-ratings",
+                "Third-party labels: conversations left out, self-ratings and answers given twice",
                 ["file: where: what"],
                 [[line] for line in study.notes],
             )

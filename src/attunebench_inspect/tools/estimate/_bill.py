@@ -4,6 +4,7 @@ it to a reader)."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -12,6 +13,7 @@ from pathlib import Path
 from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
 from ...data._load import load_conversations, load_sample
+from ...data._problems import InputError
 from ...data._split import VisibleConversation, split
 from ...solve._modes import Mode, mode_spec
 from ...solve._provider_rules import AnswerFormat, schema_in_cache_key
@@ -121,12 +123,14 @@ class Prices:
             else (rules.read_price if rules else 1.0) * self.input
         )
         write = (rules.write_price if rules else 1.0) * self.input
+        # Millions of tokens times dollars per million: no product of a count and a price past
+        # the largest float where the bill itself is one (`_finite`).
         return (
-            totals.uncached * self.input
-            + totals.cache_read * read
-            + totals.cache_written * write
-            + totals.output * self.output
-        ) / PER
+            totals.uncached / PER * self.input
+            + totals.cache_read / PER * read
+            + totals.cache_written / PER * write
+            + totals.output / PER * self.output
+        )
 
 
 PRICED_WHOLE = 200
@@ -327,20 +331,37 @@ def _bill(model: str, mode: str, priced: _Priced, prices: Prices) -> RunBill:
     )
 
 
+def _finite(bill: RunBill, prices: Prices) -> RunBill:
+    """The bill, or an `InputError` where prices each finite make one that is not (1e308 per
+    million tokens): a bill past the largest float is no amount, and JSON has no infinity."""
+    costs = (bill.cost_usd, bill.cost_usd_cache, bill.cost_usd_batch, bill.cost_usd_floor)
+    if all(c is None or math.isfinite(c) for c in costs):
+        return bill
+    given = f"--price-in {prices.input:g}, --price-out {prices.output:g}" + (
+        f", --price-cached-in {prices.cached_input:g}" if prices.cached_input is not None else ""
+    )
+    where = "over every mode" if bill.mode == "total" else f"in {bill.mode} mode"
+    raise InputError(
+        f"{bill.model} ({given}): its bill {where} is not a finite number of US dollars; "
+        "expected prices whose bill a number can hold"
+    )
+
+
 def bills(
     estimates: list[ModeEstimate],
     models: Sequence[tuple[str, Prices]],
     tokens: Tokens,
     plan: Plan = Plan(),
 ) -> list[RunBill]:
-    """Per model, a bill per mode, then their total where there are several modes."""
+    """Per model, a bill per mode, then their total where there are several modes; an
+    `InputError` for a bill that is not a finite number."""
     rows = []
     for model, prices in models:
         total = _Priced()
         for e in estimates:
             priced = _priced(e, model, plan, tokens)
-            rows.append(_bill(model, e.mode, priced, prices))
+            rows.append(_finite(_bill(model, e.mode, priced, prices), prices))
             total.merge(priced)
         if len(estimates) > 1:
-            rows.append(_bill(model, "total", total, prices))
+            rows.append(_finite(_bill(model, "total", total, prices), prices))
     return rows

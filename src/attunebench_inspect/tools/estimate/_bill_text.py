@@ -3,6 +3,8 @@ bill's part of its JSON document."""
 
 from __future__ import annotations
 
+import math
+import sys
 import textwrap
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -85,7 +87,14 @@ def percent(share: float) -> str:
 
 
 def _usd(cost: float | None) -> str:
-    return "-" if cost is None else f"${cost:,.2f}"
+    """Dollars and cents; a trillion or more (prices no provider charges) in powers of ten, so
+    that a column stays narrow, and past the largest float (a bill scaled to the deposit) as
+    that bound: every bill itself is finite (`_bill._finite`)."""
+    if cost is None:
+        return "-"
+    if not math.isfinite(cost):
+        return f"more than ${sys.float_info.max:.1e}"
+    return f"${cost:.3g}" if cost >= 1e12 else f"${cost:,.2f}"
 
 
 DEPOSIT_CONVERSATIONS = 200

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from ...data._codebook import load_codebook
+from ...data._problems import InputError
 from ...data._source import resolve
 from ...solve._modes import MODES, PRIMARY
 from ...solve._provider_rules import ANSWER_FORMATS
@@ -108,5 +109,10 @@ def _estimate(args: argparse.Namespace, tasks: Sequence[PricedTask]) -> int:
         print(f"attunebench estimate: {ex}", file=sys.stderr)
         return 2
     render = to_json if args.format == "json" else to_terminal
-    put(render(estimates, list(zip(models, prices, strict=True)), source), args.output)
+    try:
+        text = render(estimates, list(zip(models, prices, strict=True)), source)
+    except InputError as ex:  # a bill that is not a finite number
+        print(f"attunebench estimate: {ex}", file=sys.stderr)
+        return 2
+    put(text, args.output)
     return 0

@@ -106,7 +106,9 @@ def to_json(estimates: Estimates, models: Sequence[tuple[str, Prices]], source: 
         document["context_windows"] = [asdict(c) for c in checks]
     if estimates.breakdown:
         document |= breakdown_document(estimates.breakdown)
-    return json.dumps(document, indent=2) + "\n"
+    # Strict JSON: a value that is not a finite number raises here rather than being written as
+    # `Infinity` or `NaN`, which no JSON reader takes (a bill is checked finite in `bills`).
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
 def to_terminal(
