@@ -1,10 +1,10 @@
 """A loopback endpoint that speaks OpenAI's chat completions and Anthropic's Messages API, for
 benchmarks and tests of what we cannot reach from here.
 
-It answers every AttuneBench call validly: from the request's response schema where one is sent
-(the random baseline's filler), else from the answer shape the prompt states, else with a short
-reply (a draft). With a cache model (`EndpointConfig.cache`: a provider's documented prompt-cache
-rules, tools/estimate/_cache/rules.py) it counts what each request reads from and writes to the provider's
+It answers every AttuneBench call validly: from the request's response schema where one is sent (the
+random baseline's filler), else from the answer shape the prompt states, else with a short reply (a
+draft). With a cache model (`EndpointConfig.cache`: a provider's documented prompt-cache rules,
+tools/estimate/_cache/rules.py) it counts what each request reads from and writes to the provider's
 cache and reports it in the usage fields that provider uses. It waits a configurable latency, can
 inject provider faults at given rates, listens on loopback only, records per-request timing and
 concurrency, and stops by itself after `max_requests` or `max_seconds`. Batch APIs
