@@ -183,7 +183,16 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_truncated(
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
-@pytest.mark.parametrize("argv", [["estimate", "--breakdown"], ["report", "--resamples", "50"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "--breakdown"],
+        ["report", "--resamples", "50"],
+        ["composite", "--resamples", "50"],
+        ["validate"],
+        ["conformance"],
+    ],
+)
 def test_standard_output_on_a_full_disk_is_one_line(
     argv: list[str],
     baseline_logs: Path,
@@ -192,7 +201,7 @@ def test_standard_output_on_a_full_disk_is_one_line(
 ) -> None:
     """`attunebench report LOGS > file` on a full disk: /dev/full answers every write as a full
     disk does (ENOSPC). One line and exit status 1, not a traceback."""
-    if argv[0] == "report":
+    if argv[0] in ("report", "composite"):
         argv = [argv[0], str(baseline_logs), *argv[1:]]
     with open("/dev/full", "w", encoding="utf-8") as full:
         monkeypatch.setattr(sys, "stdout", full)

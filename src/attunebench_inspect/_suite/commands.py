@@ -58,12 +58,11 @@ def _validate(args: argparse.Namespace) -> int:
             checks += more
     summary = validate_path(source.conversations, codebook, checks)
     summary = replace(summary, problems=[*first, *summary.problems])
-    for line in summary.lines(source.describe(summary.conversations)):
-        print(line)
+    lines = summary.lines(source.describe(summary.conversations))
     if args.ids:
-        print("conversation IDs (for inspect eval --sample-id):")
-        for cid in summary.ids:
-            print(f"  {cid}")
+        lines.append("conversation IDs (for inspect eval --sample-id):")
+        lines += [f"  {cid}" for cid in summary.ids]
+    put("".join(f"{line}\n" for line in lines), None)
     return 1 if summary.problems else 0
 
 
@@ -87,16 +86,17 @@ def _composite(args: argparse.Namespace) -> int:
     if not runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1
-    print("model\tmode\tconversations\tcomposite [95% CI]\tlogged\tlog\ttask version")
+    rows = ["model\tmode\tconversations\tcomposite [95% CI]\tlogged\tlog\ttask version"]
     mismatch = False
     for run in runs:
         result = run_composite(run, resamples=args.resamples, seed=args.seed)
         logged = f"{result.logged:.2f}" if result.logged is not None else "-"
         mismatch |= not agrees(result)
-        print(
+        rows.append(
             f"{run.model}\t{run.mode}\t{result.interval.n}\t{result.interval.show()}"
             f"\t{logged}\t{run.location}\t{run.version}"
         )
+    put("".join(f"{row}\n" for row in rows), None)
     if mismatch:
         print("the recomputed Composite disagrees with a log header", file=sys.stderr)
     return 1 if mismatch else 0
@@ -240,7 +240,5 @@ def add_conformance(commands: Commands) -> None:
 def _conformance(args: argparse.Namespace) -> int:
     files = [Path(f) for f in args.files] or bundled_case_files()
     passed, failed, lines = run_cases(files, compute)
-    for line in lines:
-        print(line)
-    print(f"{passed} passed, {failed} failed")
+    put("".join(f"{line}\n" for line in [*lines, f"{passed} passed, {failed} failed"]), None)
     return 1 if failed or not passed else 0

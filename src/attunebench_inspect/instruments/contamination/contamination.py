@@ -8,30 +8,12 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from ..._parameters import TASK_VERSION, check, load, no_unknown, told
-from ...data._problems import InputError
+from ..._parameters import TASK_VERSION, check, load, no_unknown, some_of, told
 from ...data._source import BUNDLED
 from ._dataset import METHOD, METHOD_KEY, METHODS_KEY, NOT_PROBED_KEY, probe_data
 from ._rules import GUIDED, METHODS
 from ._scorer import CONTAMINATION_HEADLINE, contamination_scorer
 from ._solver import contamination_solver
-
-
-def chosen_methods(methods: object) -> list[str]:
-    """`-T methods=` as a list, each checked (one line for a wrong one)."""
-    given = methods.split(",") if isinstance(methods, str) else methods
-    if not isinstance(given, list) or not given:
-        raise InputError(
-            f"task parameter methods must be some of {', '.join(METHODS)}; got {methods!r}"
-        )
-    chosen = [str(m).strip() for m in given]
-    wrong = [m for m in chosen if m not in METHODS]
-    if wrong:
-        raise InputError(
-            f"task parameter methods: unknown {', '.join(wrong)}; expected some of "
-            f"{', '.join(METHODS)}"
-        )
-    return [m for m in METHODS if m in chosen]
 
 
 @task
@@ -61,7 +43,7 @@ def contamination(
     with told():
         no_unknown(unknown, ("data", "codebook", "seed", "skip_invalid", "methods"))
         check("seed", seed, int, "an integer")
-        chosen = chosen_methods(methods)
+        chosen = some_of("methods", methods, METHODS)
         loaded = load(data, codebook, skip_invalid)
         probe = probe_data(loaded.result.conversations, seed, loaded.dataset_name, chosen)
         return Task(

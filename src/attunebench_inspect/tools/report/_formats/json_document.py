@@ -23,4 +23,4 @@ def _jsonable(value: Any) -> Any:
 
 
 def json_text(report: Any) -> str:
-    return json.dumps(_jsonable(report), indent=1, sort_keys=True) + "\n"
+    return json.dumps(_jsonable(report), indent=1, sort_keys=True, allow_nan=False) + "\n"
