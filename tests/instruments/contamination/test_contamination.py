@@ -238,13 +238,15 @@ def test_the_verdict_metric_pools_every_conversation_and_ignores_epochs() -> Non
         _conversation_score([1.0] * 5, conversation="b"),
     ]
     values = run_metrics([contamination_verdict()], [[s] for s in scores])
-    assert (values["suspected"], values["not_suspected"], values["cannot_decide"]) == (1, 0, 0)
+    # The headline: suspected 1 (not suspected 0, cannot decide NaN), the verdict's word at 1.
+    assert values["suspected"] == 1 and "not_suspected" not in values
+    assert "cannot_decide" not in values
     assert values["instances"] == 11 and values["empty_completions"] == 1
     assert values["with_text"] == 10 and values["p_value"] == pytest.approx(1 / 2048)
     assert values["difference"] == values["ci_low"] == values["ci_high"] == 1.0
     # One conversation alone: it cannot decide.
     alone = run_metrics([contamination_verdict()], [[scores[0]]])
-    assert alone["cannot_decide"] == 1 and alone["suspected"] == 0
+    assert alone["cannot_decide"] == 1 and math.isnan(alone["suspected"])
     assert_agreeing_epochs_change_nothing([contamination_verdict()], scores)
 
 

@@ -32,7 +32,7 @@ from ._overlap import Overlap
 from ._recall import Recall, recalled
 from ._rules import GUIDED, RECALL_RUN_WORDS, RULE, InstanceResult, LabelResult
 from ._solver import ProbeStore, instances_of, layout_of
-from ._verdict import probe_verdict
+from ._verdict import HEADLINE_METRIC, probe_verdict
 
 LABEL_RESULTS_KEY = "labels"
 """Score metadata: each label instance's two matches (None where a continuation writes no label
@@ -45,7 +45,7 @@ RESULTS_KEY = "instances"
 with the text each matched, its two answers' digests and whether each was cut, and how many of
 its two completions were empty."""
 SCORER = "contamination_scorer"
-CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER)
+CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric=HEADLINE_METRIC)
 """The first of the verdict's metrics: the indicator that is 1, named for the verdict."""
 
 

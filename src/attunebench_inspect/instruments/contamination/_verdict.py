@@ -7,11 +7,13 @@ and read beside each other, so that what `inspect view` shows and what the repor
 drift apart (a round-trip test holds them together). The metric names are a log format: logs of
 earlier versions keep being read.
 
-`inspect view` heads a log with the first five metrics (and its log list with the first): the
-verdict's own indicator (`suspected`, `not_suspected` or `cannot_decide`, the one that is 1),
-then the difference with its interval and the exact matches; the rest are in its "All scoring"
-table. A `cannot_decide` reason is not a number: it is recomputed from the evidence counts the
-record keeps, by the same abstention table.
+`inspect view`'s log list shows the headline metric, `suspected` (`HEADLINE_METRIC`): 1 for
+suspected, 0 for not suspected, NaN where the run cannot decide (no number that reads as a
+verdict); a log's header shows it first, then the verdict's own word at 1 (`suspected`,
+`not_suspected` or `cannot_decide`), the difference with its interval; the rest are in its "All
+scoring" table. A `cannot_decide` reason is not a number: it is recomputed from the evidence
+counts the record keeps, by the same abstention table. Logs of 4-A wrote all three words, the two
+false ones at 0; they read the same.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from ._rules import (
 
 INDICATORS = {SUSPECTED: "suspected", NOT_SUSPECTED: "not_suspected"}
 CANNOT_DECIDE = "cannot_decide"
+HEADLINE_METRIC = INDICATORS[SUSPECTED]
+"""The log list's number: 1 suspected, 0 not suspected, absent where the run cannot decide."""
 _EVIDENCE = {
     "conversations": "conversations",
     "with_text": "with_text",
@@ -72,11 +76,12 @@ class ProbeVerdict:
     def metrics(self) -> dict[str, float]:
         """The record as the log header keeps it: named numbers, counts as integers."""
         indicator = INDICATORS.get(self.reading, CANNOT_DECIDE)
-        others = [n for n in (*INDICATORS.values(), CANNOT_DECIDE) if n != indicator]
         shown = self.guided or decide([])
         both = self.guided is not None and self.layout is not None
+        decided = indicator != CANNOT_DECIDE
         return {
             indicator: 1.0,
+            HEADLINE_METRIC: float(self.reading == SUSPECTED) if decided else math.nan,
             "difference": shown.difference.estimate,
             "ci_low": shown.difference.low,
             "ci_high": shown.difference.high,
@@ -87,7 +92,6 @@ class ProbeVerdict:
             "general_rouge_l": shown.general_rouge_l,
             "p_value": shown.p_value,
             "instances": shown.instances,
-            **dict.fromkeys(others, 0.0),
             "general_exact": shown.general_exact,
             "general_near_exact": shown.general_near_exact,
             "longest_recall": shown.longest_recall,
