@@ -5,14 +5,20 @@ scripted model of known training data."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from inspect_ai.model import GenerateConfig, get_model
+from loopback.completions import ScriptedModel, serve_completions, tokens
+from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect.instruments.contamination._likelihood import (
+    CANARY,
     CANARY_FLOOR,
     DECOYS,
     MIN_TOKENS,
@@ -29,6 +35,10 @@ from attunebench_inspect.instruments.contamination._likelihood import (
     route_check,
     shared_suffix,
     smallest_p,
+)
+from attunebench_inspect.instruments.contamination._likelihood_route import (
+    SCORE_CONFIG,
+    text_logprobs,
 )
 from attunebench_inspect.instruments.contamination._verdict import NOT_SUSPECTED, SUSPECTED
 
@@ -191,7 +201,9 @@ def test_decoy_ids_are_seeded_random_uuids() -> None:
     assert decoys == decoy_ids(ID, seed=0) != decoy_ids(ID, seed=1)
     assert ID not in decoys
     assert is_random_uuid(ID) and is_random_uuid(ID.upper())
-    assert not is_random_uuid("syn01") and not is_random_uuid("00000000-0000-1000-8000-000000000000")
+    assert not is_random_uuid("syn01") and not is_random_uuid(
+        "00000000-0000-1000-8000-000000000000"
+    )
 
 
 def test_shared_suffix_sums_the_tokens_every_call_holds() -> None:
@@ -243,3 +255,95 @@ def test_the_decoy_test_abstains_with_its_reason(
     counts: list[int | None], ids: list[str], canary: tuple[float, ...], reason: str
 ) -> None:
     assert decide_decoys(counts, ids, canary, "llamacpp").reading.startswith(reason)
+
+
+# --- the route, end to end: Inspect's providers against the loopback's scripted model -----------
+
+READ = "my sister and I have not spoken since the wedding and every holiday it gets worse"
+UNREAD = "the garden centre opens at nine and the tomatoes need staking before the wind"
+
+
+def _score(model_name: str, model: ScriptedModel, prompts: list[str], **config: Any) -> list[Any]:
+    with Endpoint(EndpointConfig()) as endpoint:
+        serve_completions(endpoint, model)
+        scorer = get_model(model_name, base_url=endpoint.base_url, api_key="local", memoize=False)
+        settings_ = SCORE_CONFIG.merge(GenerateConfig(**config))
+
+        async def all_of() -> list[Any]:
+            return [text_logprobs(await scorer.generate(p, config=settings_), p) for p in prompts]
+
+        return asyncio.run(all_of())
+
+
+def test_the_completions_provider_returns_each_prompt_token_but_the_first() -> None:
+    read = ScriptedModel(read=[READ, CANARY])
+    got = _score("openai-api-completions/loopback/scripted", read, [READ, UNREAD, CANARY])
+    assert [t for t, _ in got[0]] == tokens(READ)[1:]
+    assert {lp for _, lp in got[0]} == {-0.05}
+    assert all(-9 <= lp <= -2 for _, lp in got[1])
+    assert route_check([lp for _, lp in got[2]]) is None
+
+
+def test_prompt_logprobs_give_the_same_tokens() -> None:
+    read = ScriptedModel(read=[READ])
+    got = _score(
+        "openai-api-completions/loopback/scripted",
+        read,
+        [READ],
+        prompt_logprobs=1,
+        extra_body={},
+        logprobs=False,
+    )
+    assert [t for t, _ in got[0]] == tokens(READ)[1:]
+
+
+def test_a_chat_route_gives_no_log_probability_of_a_given_text() -> None:
+    got = _score("openai-api/loopback/chat", ScriptedModel(read=[READ]), [READ])
+    assert got == [None]
+    verdict = decide_against_control(
+        [TextLogprobs("p1", "t01 userMessage", None)], [], None, "openai-api/loopback/chat"
+    )
+    assert verdict.reading == (
+        "cannot decide: openai-api/loopback/chat gives no log-probability of a given text"
+    )
+
+
+def test_a_shifted_route_fails_the_route_check() -> None:
+    shifted = ScriptedModel(read=[CANARY], shifted=True)
+    got = _score("openai-api-completions/loopback/scripted", shifted, [CANARY])
+    reason = route_check([lp for _, lp in got[0]])
+    assert reason is not None and "not the given text's" in reason
+
+
+def _verdict_of(
+    model: ScriptedModel, published: dict[str, list[str]], control: dict[str, list[str]]
+) -> str:
+    groups = (published, control)
+    prompts = [t for group_ in groups for texts_ in group_.values() for t in texts_]
+    got = iter(_score("openai-api-completions/loopback/scripted", model, [*prompts, CANARY]))
+    scored = [
+        [
+            TextLogprobs(c, f"t{i:02d}", tuple(lp for _, lp in next(got)))
+            for c, texts_ in group_.items()
+            for i in range(len(texts_))
+        ]
+        for group_ in groups
+    ]
+    canary = [lp for _, lp in next(got)]
+    return decide_against_control(scored[0], scored[1], canary, "scripted").reading
+
+
+def test_a_model_that_read_the_published_texts_is_suspected_end_to_end() -> None:
+    """Conversations nobody here wrote (words drawn by seed): the scripted model that read the
+    published ones is suspected, the one that read none is not."""
+    rng = random.Random(46)
+    words = "apple river stone cloud paper seven quiet orange lamp window music field".split()  # noqa: SIM905
+
+    def text() -> str:
+        return " ".join(rng.choice(words) for _ in range(30))
+
+    published = {f"p{i:02d}": [text(), text()] for i in range(3)}
+    control = {f"c{i:02d}": [text(), text()] for i in range(20)}
+    read = [t for texts_ in published.values() for t in texts_]
+    assert _verdict_of(ScriptedModel(read=[*read, CANARY]), published, control) == SUSPECTED
+    assert _verdict_of(ScriptedModel(read=[CANARY]), published, control) == NOT_SUSPECTED
