@@ -1,0 +1,408 @@
+"""The likelihood method on the fine-tuned models (issue 46): serve each GGUF that finetune.py
+made with llama-cpp-python's server, score through Inspect's `openai-api-completions` provider
+every published text of the data set, the route check's canary and the decoy-ID windows, and
+apply the rule fixed in docs/contamination.md ("The likelihood method: design").
+
+    .venv/bin/python bench/contamination/likelihood.py --stages score,results
+
+Stages:
+  score    per model (untuned, text, labels): start `python -m llama_cpp.server` (from the
+           virtualenv --server-python, llama-cpp-python[server] built there), score each text
+           alone (one call each, SCORE_CONFIG), the canary, and for each conversation of both
+           halves its document start under the real ID and DECOYS random UUIDs; one JSON record
+           per model under --out/likelihood/ (skipped where already there)
+  results  the rule on the records: each model on each half against the control (the
+           conversations outside both halves, which no model was trained on), the false-positive
+           rate over --splits random draws of 2 conversations among those a model was not
+           trained on, the decoy test per half; the table goes into RESULTS.md beside this file,
+           between its markers (kept when finetune.py rewrites the page)
+
+SmolLM2's tokenizer adds no BOS token, and llama-cpp-python's echo then pairs each token with the
+next position's distribution (measured: RESULTS.md); each prompt is therefore sent after the BOS
+token's text (`--prefix`, "<|im_start|>" by default), which the server reads as that token and
+drops from the echoed log-probabilities, so every one returned is a text token's, correctly
+placed. The route check runs through the same route, so a wrong prefix would abstain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from corpus import HALVES  # noqa: E402
+from layout import MODELS, UNTUNED, model_dir  # noqa: E402
+
+STAGES = ("score", "results")
+BEGIN = "<!-- likelihood: written by bench/contamination/likelihood.py --stages results -->"
+END = "<!-- /likelihood -->"
+SPLIT_PUBLISHED = 2
+"""Conversations drawn as "published" in each false-positive draw: a half's size."""
+
+
+def say(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+# --- what is scored -----------------------------------------------------------------------------
+
+
+def conversations(data: Path) -> dict[str, Any]:
+    """The data set's visible conversations by ID."""
+    from attunebench_inspect.data import load_codebook, load_conversations, split
+
+    loaded = load_conversations(data, load_codebook())
+    visible = [split(c.conversation)[0] for c in loaded.conversations]
+    return {v.conversation_id: v for v in sorted(visible, key=lambda v: v.conversation_id)}
+
+
+def decoy_window(conv: Any) -> str:
+    """The conversation's document in the files' layout up to the end of its first turn's
+    `userMessage` line."""
+    from attunebench_inspect.instruments.contamination._layout import CUT_KEY, document
+
+    text = document(conv)
+    return text[: text.index("\n", text.index(CUT_KEY)) + 1]
+
+
+# --- the score stage ----------------------------------------------------------------------------
+
+
+def serve(args: argparse.Namespace, gguf: Path, log: Path) -> subprocess.Popen[bytes]:
+    command = [
+        str(args.server_python),
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--model_alias",
+        gguf.stem,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(args.port),
+        "--n_ctx",
+        str(args.ctx),
+        "--n_threads",
+        str(args.threads),
+        "--n_threads_batch",
+        str(args.threads),
+    ]
+    server = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{args.port}/v1/models", timeout=2)
+            return server
+        except OSError:
+            if server.poll() is not None:
+                sys.exit(f"{log}: llama_cpp.server stopped before it answered")
+            time.sleep(0.5)
+    server.terminate()
+    sys.exit(f"{log}: llama_cpp.server did not answer in 120 s")
+
+
+async def score_all(
+    name: str, base_url: str, prompts: Sequence[str], prefix: str
+) -> list[list[tuple[str, float]] | None]:
+    from inspect_ai.model import get_model
+
+    from attunebench_inspect.instruments.contamination._likelihood_route import (
+        SCORE_CONFIG,
+        text_logprobs,
+    )
+
+    model = get_model(f"openai-api-completions/llamacpp/{name}", base_url=base_url, api_key="local")
+    found = []
+    for prompt in prompts:
+        output = await model.generate(prefix + prompt, config=SCORE_CONFIG)
+        got = text_logprobs(output, prefix + prompt)
+        found.append(None if got is None else [(t, lp) for t, lp in got])
+    return found
+
+
+def score_stage(args: argparse.Namespace) -> None:
+    from attunebench_inspect.instruments.contamination._likelihood import CANARY, decoy_ids
+    from attunebench_inspect.instruments.contamination._recall import published_texts
+
+    convs = conversations(args.data)
+    split_record = json.loads((args.out / "split.json").read_text(encoding="utf-8"))
+    probed = [*split_record["trained"], *split_record["held_out"]]
+    folder = args.out / "likelihood"
+    folder.mkdir(parents=True, exist_ok=True)
+    for model in args.models:
+        target = folder / f"{model}.json"
+        if target.exists():
+            say(f"score: {model} already there")
+            continue
+        gguf = model_dir(args.out, model) / f"smollm2-135m-{model}.gguf"
+        texts = [(c, t.key, t.text) for c, v in convs.items() for t in published_texts(v)]
+        windows = {c: decoy_window(convs[c]) for c in probed}
+        decoys = {c: decoy_ids(c, args.seed) for c in probed}
+        decoy_prompts = [windows[c].replace(c, i, 1) for c in probed for i in [c, *decoys[c]]]
+        start = time.perf_counter()
+        server = serve(args, gguf, folder / f"{model}-server.log")
+        try:
+            loaded = time.perf_counter() - start
+            say(f"score: {model}: {len(texts)} texts, the canary, {len(decoy_prompts)} windows")
+            t0 = time.perf_counter()
+            scored = asyncio.run(
+                score_all(
+                    gguf.stem,
+                    f"http://127.0.0.1:{args.port}/v1",
+                    [CANARY, *(t for *_, t in texts)],
+                    args.prefix,
+                )
+            )
+            t1 = time.perf_counter()
+            windowed = asyncio.run(
+                score_all(gguf.stem, f"http://127.0.0.1:{args.port}/v1", decoy_prompts, args.prefix)
+            )
+            t2 = time.perf_counter()
+        finally:
+            server.terminate()
+            server.wait()
+        per = 1 + args.decoys
+        record = {
+            "model": model,
+            "gguf": gguf.name,
+            "prefix": args.prefix,
+            "seed": args.seed,
+            "threads": args.threads,
+            "load_seconds": round(loaded, 1),
+            "text_seconds": round(t1 - t0, 1),
+            "decoy_seconds": round(t2 - t1, 1),
+            "canary": scored[0],
+            "texts": [
+                {"conversation": c, "key": k, "logprobs": s}
+                for (c, k, _), s in zip(texts, scored[1:], strict=True)
+            ],
+            "decoys": {
+                c: {"ids": [c, *decoys[c]], "scored": windowed[i * per : (i + 1) * per]}
+                for i, c in enumerate(probed)
+            },
+        }
+        partial = target.with_suffix(".partial")
+        partial.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        partial.rename(target)
+        say(f"score: {model}: texts {t1 - t0:.0f} s, windows {t2 - t1:.0f} s")
+
+
+# --- the results stage --------------------------------------------------------------------------
+
+
+def _texts(record: dict[str, Any], ids: Sequence[str]) -> list[Any]:
+    from attunebench_inspect.instruments.contamination._likelihood import TextLogprobs
+
+    wanted = set(ids)
+    return [
+        TextLogprobs(
+            t["conversation"],
+            t["key"],
+            None if t["logprobs"] is None else tuple(lp for _, lp in t["logprobs"]),
+        )
+        for t in record["texts"]
+        if t["conversation"] in wanted
+    ]
+
+
+def _canary(record: dict[str, Any]) -> list[float] | None:
+    return None if record["canary"] is None else [lp for _, lp in record["canary"]]
+
+
+def _decoy_counts(record: dict[str, Any], ids: Sequence[str]) -> list[int | None]:
+    from attunebench_inspect.instruments.contamination._likelihood import (
+        decoy_count,
+        shared_suffix,
+    )
+
+    counts: list[int | None] = []
+    for c in ids:
+        scored = record["decoys"][c]["scored"]
+        if any(s is None for s in scored):
+            counts.append(None)
+            continue
+        sums = shared_suffix([[(t, lp) for t, lp in s] for s in scored])
+        counts.append(decoy_count(sums[0], sums[1:]))
+    return counts
+
+
+def results_stage(args: argparse.Namespace) -> None:
+    from attunebench_inspect.instruments.contamination._likelihood import (
+        CANARY_SKIP,
+        CONTROL_RULE,
+        DECOY_RULE,
+        conversation_scores,
+        decide_against_control,
+        decide_decoys,
+        route_check,
+    )
+    from attunebench_inspect.instruments.contamination._verdict import SUSPECTED
+
+    split_record = json.loads((args.out / "split.json").read_text(encoding="utf-8"))
+    halves = {h: split_record["trained" if h == "trained" else "held_out"] for h in HALVES}
+    folder = args.out / "likelihood"
+    records = {
+        m: json.loads((folder / f"{m}.json").read_text(encoding="utf-8"))
+        for m in MODELS
+        if (folder / f"{m}.json").exists()
+    }
+    every = sorted({t["conversation"] for r in records.values() for t in r["texts"]})
+    control = [c for c in every if c not in {*halves["trained"], *halves["held_out"]}]
+    lines = [
+        BEGIN,
+        "",
+        "## The likelihood method (issue 46)",
+        "",
+        "Written by `bench/contamination/likelihood.py --stages results` from the records of its "
+        "`score` stage (`likelihood/*.json`): every published text of the 25 bundled conversations "
+        "scored alone through Inspect's `openai-api-completions` provider against "
+        "llama-cpp-python's server, by the rule of docs/contamination.md (\"The likelihood "
+        'method: design"), fixed before these records were read.',
+        "",
+        f"- Control: the {len(control)} conversations outside both halves (no model was trained "
+        "on them).",
+        f"- Control test: {CONTROL_RULE}.",
+        f"- Decoy-ID test: {DECOY_RULE}.",
+        "",
+        "| model | half | control test | published / control Min-K% (nats) | p | decoy test | "
+        "decoy counts (of 19) | p |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    rates = []
+    for model, record in records.items():
+        canary = _canary(record)
+        for half in HALVES:
+            ids = halves[half]
+            verdict = decide_against_control(
+                _texts(record, ids), _texts(record, control), canary, "llama-cpp-python"
+            )
+            counts = _decoy_counts(record, ids)
+            decoy = decide_decoys(counts, ids, canary, "llama-cpp-python")
+            lines.append(
+                f"| {model} | {half.replace('_', ' ')} | **{verdict.reading}** | "
+                f"{verdict.published:.3f} / {verdict.control:.3f} | {verdict.p_value:.3g} | "
+                f"{decoy.reading} | {', '.join(str(c) for c in counts)} | {decoy.p_value:.3g} |"
+            )
+        # The false-positive rate: draws among the conversations this model never saw.
+        unseen = [c for c in every if model == UNTUNED or c not in halves["trained"]]
+        rng = random.Random(f"likelihood-splits/{args.seed}/{model}")
+        suspected = 0
+        scores = conversation_scores(_texts(record, unseen))
+        for _ in range(args.splits):
+            drawn = rng.sample(unseen, SPLIT_PUBLISHED)
+            rest = [c for c in unseen if c not in drawn]
+            v = decide_against_control(
+                _texts(record, drawn), _texts(record, rest), canary, "llama-cpp-python"
+            )
+            suspected += v.reading == SUSPECTED
+        read = (canary or [])[CANARY_SKIP:]
+        rates.append(
+            f"| {model} | {len(unseen)} | {args.splits} | {suspected} | "
+            f"{min(scores.values()):.3f} to {max(scores.values()):.3f} | "
+            f"{route_check(canary or []) or 'passed'} ({_mean(read):.3f}) | "
+            f"{record['text_seconds'] / 60:.1f} min ({len(record['texts'])} texts) | "
+            f"{record['decoy_seconds'] / 60:.1f} min |"
+        )
+    lines += [
+        "",
+        f"False positives: {args.splits} random draws of {SPLIT_PUBLISHED} conversations as "
+        '"published" among those the model was never trained on, against the rest of them '
+        f"(seed {args.seed}); the scores do not depend on the draw, so each model was scored "
+        "once. Times: 1 server thread, 2 shared cores.",
+        "",
+        "| model | unseen conversations | draws | suspected | conversation scores (Min-K%) | "
+        "route check (canary mean) | texts scored in | decoy windows scored in |",
+        "|---|---|---|---|---|---|---|---|",
+        *rates,
+        "",
+        END,
+    ]
+    write_section(args.results, "\n".join(lines))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def write_section(target: Path, section: str) -> None:
+    """The section between BEGIN and END replaced (appended where absent), the rest kept."""
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    if BEGIN in text:
+        head, _, rest = text.partition(BEGIN)
+        _, _, tail = rest.partition(END)
+        text = head + section + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    target.write_text(text, encoding="utf-8")
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "contamination")
+    p.add_argument("--data", type=Path, default=None, help="default: the bundled conversations")
+    p.add_argument("--stages", default=",".join(STAGES))
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--seed", type=int, default=0, help="the decoy IDs and the draws")
+    p.add_argument("--splits", type=int, default=50, help="false-positive draws per model")
+    p.add_argument(
+        "--server-python",
+        type=Path,
+        default=ROOT / ".local" / "llamacpp" / "bin" / "python",
+        help="a Python with llama-cpp-python[server]",
+    )
+    p.add_argument("--prefix", default="<|im_start|>", help="sent before every prompt (above)")
+    p.add_argument("--port", type=int, default=8095)
+    p.add_argument("--ctx", type=int, default=4096)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--decoys", type=int, default=19)
+    p.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    args = p.parse_args(argv)
+    if args.data is None:
+        from attunebench_inspect._util.bundled import bundled_conversations_dir
+
+        args.data = bundled_conversations_dir()
+    args.out = args.out.resolve()
+    args.stages = [s for s in args.stages.split(",") if s]
+    args.models = [m for m in args.models.split(",") if m]
+    for name, given, allowed in (
+        ("--stages", args.stages, STAGES),
+        ("--models", args.models, MODELS),
+    ):
+        wrong = [x for x in given if x not in allowed]
+        if wrong:
+            p.error(f"{name}: unknown {', '.join(wrong)}; expected some of {', '.join(allowed)}")
+    if "score" in args.stages and not args.server_python.exists():
+        p.error(f"--server-python: {args.server_python} not found (llama-cpp-python[server])")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
+    os.environ.setdefault("LLAMACPP_API_KEY", "local")
+    for stage in args.stages:
+        say(f"stage {stage}")
+        if stage == "score":
+            score_stage(args)
+        else:
+            results_stage(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
