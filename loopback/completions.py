@@ -5,8 +5,8 @@ The model has "read" some texts: every token of a prompt that lies inside one of
 `read_logprob`; every other token a baseline drawn from the token's own hash, so a text's score
 depends on its words alone, never on whether it was published. The answer follows
 llama-cpp-python's server (`echo` returns the prompt before the generated text, and with
-`logprobs` = k the completions format's parallel arrays over the prompt's tokens and the
-generated ones, the first prompt token's entries null) and vLLM's `prompt_logprobs` extension
+`logprobs` = k the completions format's parallel arrays over the prompt's tokens, the first
+one's entries null, and not the generated one; without echo, over the generated one) and vLLM's `prompt_logprobs` extension
 (a list per choice, null first, then `{token_id: {"logprob", "rank", "decoded_token"}}` with
 the prompt token first). `shifted` scores each prompt token by the next position's prediction,
 as llama-cpp-python's echo does for a model that adds no BOS token
@@ -85,7 +85,9 @@ class ScriptedModel:
             "finish_reason": "length",
         }
         if request.get("logprobs") is not None:
-            entries = echoed + generated
+            # llama-cpp-python's echo scores the prompt's tokens only; without echo, the
+            # generated ones.
+            entries = echoed or generated
             choice["logprobs"] = {
                 "tokens": [t for t, _ in entries],
                 "text_offset": [sum(len(t) for t, _ in entries[:i]) for i in range(len(entries))],

@@ -84,8 +84,7 @@ def decoy_window(conv: Any) -> str:
 def serve(args: argparse.Namespace, gguf: Path, log: Path) -> subprocess.Popen[bytes]:
     command = [
         str(args.server_python),
-        "-m",
-        "llama_cpp.server",
+        str(HERE / "llamacpp_server.py"),
         "--model",
         str(gguf),
         "--model_alias",
