@@ -6,8 +6,8 @@ The model has "read" some texts: every token of a prompt that lies inside one of
 depends on its words alone, never on whether it was published. The answer follows
 llama-cpp-python's server (`echo` returns the prompt before the generated text, and with
 `logprobs` = k the completions format's parallel arrays over the prompt's tokens, the first
-one's entries null, and not the generated one; without echo, over the generated one) and vLLM's `prompt_logprobs` extension
-(a list per choice, null first, then `{token_id: {"logprob", "rank", "decoded_token"}}` with
+one's entries null, and not the generated one; without echo, over the generated one) and vLLM's
+`prompt_logprobs` extension (a list per choice, null first, then `{token_id: {"logprob", "rank", "decoded_token"}}` with
 the prompt token first). `shifted` scores each prompt token by the next position's prediction,
 as llama-cpp-python's echo does for a model that adds no BOS token
 (bench/contamination/RESULTS.md): a read text's tokens then get the baseline. Tokens are runs of
