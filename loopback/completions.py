@@ -4,14 +4,15 @@ scores a given text, for the likelihood method's tests (CI cannot build llama.cp
 The model has "read" some texts: every token of a prompt that lies inside one of them gets
 `read_logprob`; every other token a baseline drawn from the token's own hash, so a text's score
 depends on its words alone, never on whether it was published. The answer follows
-llama-cpp-python's server (`echo` returns the prompt before the generated text, and with
-`logprobs` = k the completions format's parallel arrays over the prompt's tokens, the first
-one's entries null, and not the generated one; without echo, over the generated one) and vLLM's
-`prompt_logprobs` extension (a list per choice, null first, then `{token_id: {"logprob", "rank", "decoded_token"}}` with
-the prompt token first). `shifted` scores each prompt token by the next position's prediction,
-as llama-cpp-python's echo does for a model that adds no BOS token
-(bench/contamination/RESULTS.md): a read text's tokens then get the baseline. Tokens are runs of
-non-space characters with the spaces before them, so they join back into the prompt.
+llama-cpp-python's server: `echo` returns the prompt before the generated text, and `logprobs` =
+k the completions format's parallel arrays over the prompt's tokens (the first one's entries
+null, the generated one left out) or, without echo, over the generated one. It also answers
+vLLM's `prompt_logprobs` extension: a list per choice, null first, then one
+`{token_id: {"logprob", "rank", "decoded_token"}}` per prompt token. `shifted` scores each prompt
+token by the next position's prediction, as llama-cpp-python's echo does for a model whose
+tokenizer adds no BOS token (bench/contamination/RESULTS.md): a read text's tokens then get the
+baseline. Tokens are runs of non-space characters with the spaces before them, so they join back
+into the prompt.
 
     serve_completions(endpoint, ScriptedModel(read=[text, CANARY]))
 """
