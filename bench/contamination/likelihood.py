@@ -46,7 +46,7 @@ sys.path.insert(0, str(HERE))
 from corpus import HALVES  # noqa: E402
 from layout import MODELS, UNTUNED, model_dir  # noqa: E402
 
-STAGES = ("score", "results")
+STAGES = ("route", "score", "results")
 BEGIN = "<!-- likelihood: written by bench/contamination/likelihood.py --stages results -->"
 END = "<!-- /likelihood -->"
 SPLIT_PUBLISHED = 2
@@ -81,10 +81,14 @@ def decoy_window(conv: Any) -> str:
 # --- the score stage ----------------------------------------------------------------------------
 
 
-def serve(args: argparse.Namespace, gguf: Path, log: Path) -> subprocess.Popen[bytes]:
+def serve(
+    args: argparse.Namespace, gguf: Path, log: Path, plain: bool = False
+) -> subprocess.Popen[bytes]:
+    """llama-cpp-python's server on --port (`plain`: unpatched, llamacpp_server.py's note)."""
+    launcher = ["-m", "llama_cpp.server"] if plain else [str(HERE / "llamacpp_server.py")]
     command = [
         str(args.server_python),
-        str(HERE / "llamacpp_server.py"),
+        *launcher,
         "--model",
         str(gguf),
         "--model_alias",
@@ -165,6 +169,10 @@ def score_stage(args: argparse.Namespace) -> None:
                     args.prefix,
                 )
             )
+            # The route check without the prefix: what it reads of the shifted echo.
+            (plain,) = asyncio.run(
+                score_all(gguf.stem, f"http://127.0.0.1:{args.port}/v1", [CANARY], "")
+            )
             t1 = time.perf_counter()
             windowed = asyncio.run(
                 score_all(gguf.stem, f"http://127.0.0.1:{args.port}/v1", decoy_prompts, args.prefix)
@@ -184,6 +192,7 @@ def score_stage(args: argparse.Namespace) -> None:
             "text_seconds": round(t1 - t0, 1),
             "decoy_seconds": round(t2 - t1, 1),
             "canary": scored[0],
+            "canary_without_prefix": plain,
             "texts": [
                 {"conversation": c, "key": k, "logprobs": s}
                 for (c, k, _), s in zip(texts, scored[1:], strict=True)
@@ -197,6 +206,141 @@ def score_stage(args: argparse.Namespace) -> None:
         partial.write_text(json.dumps(record) + "\n", encoding="utf-8")
         partial.rename(target)
         say(f"score: {model}: texts {t1 - t0:.0f} s, windows {t2 - t1:.0f} s")
+
+
+# --- the route stage ----------------------------------------------------------------------------
+
+ROUTE_TEXT = (
+    "The quick brown fox jumps over the lazy dog. It was a sunny day in the park, and everyone "
+    "was happy."
+)
+"""The route stage's text (every model reads it alike; none was trained on it)."""
+
+
+def _post(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{args.port}/v1/completions",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=900) as answer:
+        found: dict[str, Any] = json.loads(answer.read())
+    return found
+
+
+async def _through_inspect(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    from inspect_ai.model import GenerateConfig, get_model
+
+    from attunebench_inspect.instruments.contamination._likelihood_route import (
+        SCORE_CONFIG,
+        text_logprobs,
+    )
+
+    base = f"http://127.0.0.1:{args.port}/v1"
+    completions = get_model(f"openai-api-completions/llamacpp/{name}", base_url=base)
+    echo = await completions.generate(
+        ROUTE_TEXT, config=SCORE_CONFIG.merge(GenerateConfig(top_logprobs=20))
+    )
+    choice = echo.choices[0]
+    entries = choice.logprobs.content if choice.logprobs else []
+    only_prompt = await completions.generate(
+        ROUTE_TEXT, config=GenerateConfig(max_tokens=1, prompt_logprobs=5)
+    )
+    chat = get_model(f"openai-api/llamacpp/{name}", base_url=base)
+    answered = await chat.generate(
+        ROUTE_TEXT,
+        config=GenerateConfig(
+            max_tokens=3, logprobs=True, top_logprobs=3, extra_body={"echo": True}
+        ),
+    )
+    return {
+        "echo_text_starts_with_prompt": choice.message.text.startswith(ROUTE_TEXT),
+        "echo_stop_reason": choice.stop_reason,
+        "usage": [echo.usage.input_tokens, echo.usage.output_tokens] if echo.usage else None,
+        "echo_entries": len(entries),
+        "echo_first": [entries[0].token, entries[0].logprob] if entries else None,
+        "echo_last": [entries[-1].token, entries[-1].logprob] if entries else None,
+        "echo_alternatives": len(entries[0].top_logprobs or []) if entries else 0,
+        "echo_prompt_logprobs": choice.prompt_logprobs is not None,
+        "text_logprobs": len(text_logprobs(echo, ROUTE_TEXT) or ()),
+        "prompt_logprobs_only": {
+            "prompt_logprobs": only_prompt.choices[0].prompt_logprobs is not None,
+            "logprobs": only_prompt.choices[0].logprobs is not None,
+        },
+        "chat": {
+            "logprobs_entries": len(answered.choices[0].logprobs.content)
+            if answered.choices[0].logprobs
+            else 0,
+            "text_logprobs": text_logprobs(answered, ROUTE_TEXT) is not None,
+        },
+    }
+
+
+def _torch_logprobs(args: argparse.Namespace, prefix: str) -> dict[str, list[float]]:
+    """The untuned model's log-probabilities of ROUTE_TEXT's tokens by transformers: each token
+    given the ones before (`correct`), and given the ones up to itself (`shifted`)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = model_dir(args.out, UNTUNED) / "hf"
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    ids = tokenizer(prefix + ROUTE_TEXT, add_special_tokens=False).input_ids
+    with torch.no_grad():
+        table = torch.log_softmax(model(torch.tensor([ids])).logits[0], -1)
+    return {
+        "correct": [table[i - 1, ids[i]].item() for i in range(1, len(ids))],
+        "shifted": [table[i, ids[i]].item() for i in range(1, len(ids))],
+    }
+
+
+def route_stage(args: argparse.Namespace) -> None:
+    gguf = model_dir(args.out, UNTUNED) / f"smollm2-135m-{UNTUNED}.gguf"
+    folder = args.out / "likelihood"
+    folder.mkdir(parents=True, exist_ok=True)
+    found: dict[str, Any] = {"text": ROUTE_TEXT}
+    long = "<|im_start|>" + " ".join([ROUTE_TEXT] * 6)
+    for plain in (False, True):
+        label = "plain" if plain else "patched"
+        server = serve(args, gguf, folder / f"route-{label}-server.log", plain=plain)
+        try:
+            _post(args, {"prompt": "Hello", "max_tokens": 1})  # the first call loads
+            start = time.perf_counter()
+            timed = _post(args, {"prompt": long, "max_tokens": 1, "echo": True, "logprobs": 1})
+            seconds = time.perf_counter() - start
+            found[f"{label}_ms_per_token"] = 1000 * seconds / timed["usage"]["prompt_tokens"]
+            found[f"{label}_logprobs"] = timed["choices"][0]["logprobs"]
+            if plain:
+                continue
+            for prefix, key in (("", "echo"), (args.prefix, "echo_prefixed")):
+                answer = _post(
+                    args,
+                    {"prompt": prefix + ROUTE_TEXT, "max_tokens": 1, "echo": True, "logprobs": 1},
+                )
+                found[key] = answer["choices"][0]["logprobs"]["token_logprobs"]
+                found[f"{key}_usage"] = answer["usage"]
+            wide = _post(
+                args, {"prompt": ROUTE_TEXT, "max_tokens": 1, "echo": True, "logprobs": 60}
+            )
+            found["alternatives_at_60"] = len(wide["choices"][0]["logprobs"]["top_logprobs"][1])
+            asked = _post(args, {"prompt": ROUTE_TEXT, "max_tokens": 1, "prompt_logprobs": 5})
+            found["prompt_logprobs_fields"] = sorted(asked["choices"][0])
+            found["inspect"] = asyncio.run(_through_inspect(args, gguf.stem))
+        finally:
+            server.terminate()
+            server.wait()
+    found["same_json_patched_and_plain"] = found["patched_logprobs"] == found["plain_logprobs"]
+    del found["patched_logprobs"], found["plain_logprobs"]
+    for prefix, key in (("", "echo"), (args.prefix, "echo_prefixed")):
+        expected = _torch_logprobs(args, prefix)
+        served = found[key][1:]
+        offset = len(expected["correct"]) - len(served)
+        for kind, values in expected.items():
+            found[f"{key}_max_difference_{kind}"] = max(
+                abs(a - b) for a, b in zip(served, values[offset:], strict=True)
+            )
+    (folder / "route.json").write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
+    say(f"route: {json.dumps(found)[:2000]}")
 
 
 # --- the results stage --------------------------------------------------------------------------
@@ -329,7 +473,47 @@ def results_stage(args: argparse.Namespace) -> None:
         "",
         END,
     ]
+    route = folder / "route.json"
+    if route.exists():
+        lines[-1:-1] = route_lines(json.loads(route.read_text(encoding="utf-8")), args.prefix)
     write_section(args.results, "\n".join(lines))
+
+
+def route_lines(r: dict[str, Any], prefix: str) -> list[str]:
+    """What `--stages route` measured, as the section's list."""
+    seen = r["inspect"]
+    return [
+        "The route, measured on the untuned model (`--stages route`, `likelihood/route.json`), "
+        f"prompt {r['text']!r}:",
+        "",
+        f"- `openai-api-completions` with `SCORE_CONFIG` and `top_logprobs=20`: "
+        f"`choices[0].logprobs.content` holds {seen['echo_entries']} entries for a "
+        f"{seen['usage'][0]}-token prompt ({seen['usage'][1]} generated): the prompt's tokens "
+        f"from the second on (first {seen['echo_first']}, last {seen['echo_last']}), the "
+        f"generated token not among them; {seen['echo_alternatives']} alternatives each (the 20 "
+        f"and the token itself), token strings; the text starts with the prompt: "
+        f"{seen['echo_text_starts_with_prompt']}; stop reason `{seen['echo_stop_reason']}`; "
+        f"`prompt_logprobs` None; `text_logprobs` keeps {seen['text_logprobs']}.",
+        f"- `prompt_logprobs=5` alone: llama-cpp-python ignores it (the choice's fields: "
+        f"{', '.join(r['prompt_logprobs_fields'])}); Inspect's `prompt_logprobs`: "
+        f"{seen['prompt_logprobs_only']['prompt_logprobs']}, `logprobs`: "
+        f"{seen['prompt_logprobs_only']['logprobs']}.",
+        f"- `openai-api` (chat) with `logprobs`, `top_logprobs=3` and `echo`: "
+        f"{seen['chat']['logprobs_entries']} entries, the generated tokens'; a log-probability "
+        f"of the given text: {seen['chat']['text_logprobs']}.",
+        f"- No cap on alternatives: `logprobs=60` gives {r['alternatives_at_60']} per position.",
+        f"- Alignment against transformers (the same weights, float32): without a prefix the "
+        f"echoed values differ from each token's log-probability by up to "
+        f"{r['echo_max_difference_correct']:.3f} nats and from the *next position's* "
+        f"distribution's by {r['echo_max_difference_shifted']:.3f}: shifted by one, since "
+        f"SmolLM2's tokenizer adds no BOS token. After {prefix!r} (the BOS token): "
+        f"{r['echo_prefixed_max_difference_correct']:.3f} from the right values, "
+        f"{r['echo_prefixed_max_difference_shifted']:.3f} from the shifted ones.",
+        f"- Time, 1 server thread: {r['plain_ms_per_token']:.0f} ms a prompt token as "
+        f"llama-cpp-python ships, {r['patched_ms_per_token']:.1f} ms with llamacpp_server.py's "
+        f"partial sort; the same JSON: {r['same_json_patched_and_plain']}.",
+        "",
+    ]
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -386,7 +570,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         wrong = [x for x in given if x not in allowed]
         if wrong:
             p.error(f"{name}: unknown {', '.join(wrong)}; expected some of {', '.join(allowed)}")
-    if "score" in args.stages and not args.server_python.exists():
+    if {"route", "score"} & set(args.stages) and not args.server_python.exists():
         p.error(f"--server-python: {args.server_python} not found (llama-cpp-python[server])")
     return args
 
@@ -396,10 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("LLAMACPP_API_KEY", "local")
     for stage in args.stages:
         say(f"stage {stage}")
-        if stage == "score":
-            score_stage(args)
-        else:
-            results_stage(args)
+        {"route": route_stage, "score": score_stage, "results": results_stage}[stage](args)
     return 0
 
 
