@@ -69,15 +69,6 @@ def conversations(data: Path) -> dict[str, Any]:
     return {v.conversation_id: v for v in sorted(visible, key=lambda v: v.conversation_id)}
 
 
-def decoy_window(conv: Any) -> str:
-    """The conversation's document in the files' layout up to the end of its first turn's
-    `userMessage` line."""
-    from attunebench_inspect.instruments.contamination._layout import CUT_KEY, document
-
-    text = document(conv)
-    return text[: text.index("\n", text.index(CUT_KEY)) + 1]
-
-
 # --- the score stage ----------------------------------------------------------------------------
 
 
@@ -137,7 +128,7 @@ async def score_all(
 
 
 def score_stage(args: argparse.Namespace) -> None:
-    from attunebench_inspect.instruments.contamination._likelihood import CANARY, decoy_ids
+    from attunebench_inspect.instruments.contamination._likelihood import CANARY, decoy_prompts
     from attunebench_inspect.instruments.contamination._recall import published_texts
 
     convs = conversations(args.data)
@@ -152,14 +143,12 @@ def score_stage(args: argparse.Namespace) -> None:
             continue
         gguf = model_dir(args.out, model) / f"smollm2-135m-{model}.gguf"
         texts = [(c, t.key, t.text) for c, v in convs.items() for t in published_texts(v)]
-        windows = {c: decoy_window(convs[c]) for c in probed}
-        decoys = {c: decoy_ids(c, args.seed) for c in probed}
-        decoy_prompts = [windows[c].replace(c, i, 1) for c in probed for i in [c, *decoys[c]]]
+        windows = [p for c in probed for p in decoy_prompts(convs[c], args.seed, args.decoys)]
         start = time.perf_counter()
         server = serve(args, gguf, folder / f"{model}-server.log")
         try:
             loaded = time.perf_counter() - start
-            say(f"score: {model}: {len(texts)} texts, the canary, {len(decoy_prompts)} windows")
+            say(f"score: {model}: {len(texts)} texts, the canary, {len(windows)} windows")
             t0 = time.perf_counter()
             scored = asyncio.run(
                 score_all(
@@ -175,7 +164,7 @@ def score_stage(args: argparse.Namespace) -> None:
             )
             t1 = time.perf_counter()
             windowed = asyncio.run(
-                score_all(gguf.stem, f"http://127.0.0.1:{args.port}/v1", decoy_prompts, args.prefix)
+                score_all(gguf.stem, f"http://127.0.0.1:{args.port}/v1", windows, args.prefix)
             )
             t2 = time.perf_counter()
         finally:
@@ -198,8 +187,7 @@ def score_stage(args: argparse.Namespace) -> None:
                 for (c, k, _), s in zip(texts, scored[1:], strict=True)
             ],
             "decoys": {
-                c: {"ids": [c, *decoys[c]], "scored": windowed[i * per : (i + 1) * per]}
-                for i, c in enumerate(probed)
+                c: {"scored": windowed[i * per : (i + 1) * per]} for i, c in enumerate(probed)
             },
         }
         partial = target.with_suffix(".partial")

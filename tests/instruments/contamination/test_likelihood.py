@@ -6,6 +6,7 @@ scripted model of known training data."""
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import random
 from typing import Any
@@ -17,6 +18,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from loopback.completions import ScriptedModel, serve_completions, tokens
 from loopback.endpoint import Endpoint, EndpointConfig
 
+from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.instruments.contamination._likelihood import (
     CANARY,
     CANARY_FLOOR,
@@ -28,6 +30,7 @@ from attunebench_inspect.instruments.contamination._likelihood import (
     decide_decoys,
     decoy_count,
     decoy_ids,
+    decoy_prompts,
     is_random_uuid,
     min_k_prob,
     published_above_control,
@@ -41,6 +44,7 @@ from attunebench_inspect.instruments.contamination._likelihood_route import (
     text_logprobs,
 )
 from attunebench_inspect.instruments.contamination._verdict import NOT_SUSPECTED, SUSPECTED
+from tests.conftest import BUNDLED
 
 ALIGNED = (-6.0,) * 10 + (-0.1,) * 50
 """A counting sequence read in order: unsure at first, then near certain."""
@@ -347,3 +351,16 @@ def test_a_model_that_read_the_published_texts_is_suspected_end_to_end() -> None
     read = [t for texts_ in published.values() for t in texts_]
     assert _verdict_of(ScriptedModel(read=[*read, CANARY]), published, control) == SUSPECTED
     assert _verdict_of(ScriptedModel(read=[CANARY]), published, control) == NOT_SUSPECTED
+
+
+def test_decoy_prompts_differ_in_the_id_alone_and_hold_no_label() -> None:
+    loaded = load_conversations(BUNDLED, load_codebook())
+    conv = split(loaded.conversations[0].conversation)[0]
+    prompts = decoy_prompts(conv, seed=0)
+    assert len(prompts) == 1 + DECOYS
+    real = conv.conversation_id
+    assert prompts[0].startswith(f'{{\n  "conversationId": "{real}"')
+    assert prompts[0].endswith(json.dumps(conv.turns[0].user_message, ensure_ascii=False) + ",\n")
+    for decoy, prompt in zip(decoy_ids(real, seed=0), prompts[1:], strict=True):
+        assert prompt == prompts[0].replace(real, decoy)
+    assert "moodShiftTags" not in prompts[0] and "binaryJudgements" not in prompts[0]

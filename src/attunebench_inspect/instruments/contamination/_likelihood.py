@@ -58,6 +58,8 @@ from scipy import stats
 
 from ..._util.bootstrap import DEFAULT_SEED
 from ..._util.verdict import cannot_decide
+from ...data._split import VisibleConversation
+from ._layout import CUT_KEY, document
 from ._verdict import ALPHA, MIN_CONVERSATIONS, NOT_SUSPECTED, SUSPECTED
 
 K_SHARE = 0.2
@@ -286,6 +288,15 @@ def decoy_ids(conversation_id: str, seed: int, count: int = DECOYS) -> list[str]
     """`count` random UUIDs (version 4) for a conversation, seeded by the seed and its ID."""
     rng = random.Random(f"likelihood-decoys/{seed}/{conversation_id}")
     return [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(count)]
+
+
+def decoy_prompts(conv: VisibleConversation, seed: int, count: int = DECOYS) -> list[str]:
+    """The conversation's document in the files' layout (layout.py: no label) up to the end of
+    its first turn's `userMessage` line, under its real ID first, then under each decoy."""
+    text = document(conv)
+    window = text[: text.index("\n", text.index(CUT_KEY)) + 1]
+    real = conv.conversation_id
+    return [window.replace(real, i, 1) for i in [real, *decoy_ids(real, seed, count)]]
 
 
 def shared_suffix(responses: Sequence[Sequence[tuple[str, float]]]) -> list[float]:
