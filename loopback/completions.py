@@ -6,7 +6,8 @@ The model has "read" some texts: every token of a prompt that lies inside one of
 depends on its words alone, never on whether it was published. The answer follows
 llama-cpp-python's server: `echo` returns the prompt before the generated text, and `logprobs` =
 k the completions format's parallel arrays over the prompt's tokens (the first one's entries
-null, the generated one left out) or, without echo, over the generated one. It also answers
+null), then the generated one (as it does for a model whose tokenizer adds a BOS token, and
+vLLM does). It also answers
 vLLM's `prompt_logprobs` extension: a list per choice, null first, then one
 `{token_id: {"logprob", "rank", "decoded_token"}}` per prompt token. `shifted` scores each prompt
 token by the next position's prediction, as llama-cpp-python's echo does for a model whose
@@ -86,9 +87,7 @@ class ScriptedModel:
             "finish_reason": "length",
         }
         if request.get("logprobs") is not None:
-            # llama-cpp-python's echo scores the prompt's tokens only; without echo, the
-            # generated ones.
-            entries = echoed or generated
+            entries = echoed + generated
             choice["logprobs"] = {
                 "tokens": [t for t, _ in entries],
                 "text_offset": [sum(len(t) for t, _ in entries[:i]) for i in range(len(entries))],

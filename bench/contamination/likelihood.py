@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -370,6 +371,42 @@ def _decoy_counts(record: dict[str, Any], ids: Sequence[str]) -> list[int | None
     return counts
 
 
+def trim_to_prompts(args: argparse.Namespace, record: dict[str, Any]) -> int:
+    """Cut every list of the record to its prompt's entries, counted by SmolLM2's tokenizer (the
+    untuned model's, which every variant keeps): the prompt's tokens after the BOS token, less
+    the first. A first version of `text_logprobs` kept the generated token's entry after them
+    (bench/contamination/RESULTS.md); a list of any other length stops the stage. Returns how
+    many lists were cut."""
+    from transformers import AutoTokenizer
+
+    from attunebench_inspect.instruments.contamination._likelihood import decoy_prompts
+    from attunebench_inspect.instruments.contamination._recall import published_texts
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir(args.out, UNTUNED) / "hf")
+    convs = conversations(args.data)
+    texts = {(c, t.key): t.text for c, v in convs.items() for t in published_texts(v)}
+
+    def cut(prompt: str, entries: list[Any] | None, where: str) -> tuple[list[Any] | None, int]:
+        if entries is None:
+            return None, 0
+        count = len(tokenizer(args.prefix + prompt, add_special_tokens=False).input_ids) - 2
+        if len(entries) not in (count, count + 1):
+            sys.exit(f"{where}: {len(entries)} log-probabilities for a {count + 1}-token prompt")
+        return entries[:count], len(entries) - count
+
+    cuts = 0
+    for text in record["texts"]:
+        key = (text["conversation"], text["key"])
+        text["logprobs"], n = cut(texts[key], text["logprobs"], f"{record['model']}: {key}")
+        cuts += n
+    for c, decoy in record["decoys"].items():
+        prompts = decoy_prompts(convs[c], record["seed"], len(decoy["scored"]) - 1)
+        for i, prompt in enumerate(prompts):
+            decoy["scored"][i], n = cut(prompt, decoy["scored"][i], f"{record['model']}: {c}")
+            cuts += n
+    return cuts
+
+
 def results_stage(args: argparse.Namespace) -> None:
     from attunebench_inspect.instruments.contamination._likelihood import (
         CANARY_SKIP,
@@ -378,9 +415,10 @@ def results_stage(args: argparse.Namespace) -> None:
         conversation_scores,
         decide_against_control,
         decide_decoys,
+        published_above_control,
         route_check,
     )
-    from attunebench_inspect.instruments.contamination._verdict import SUSPECTED
+    from attunebench_inspect.instruments.contamination._verdict import ALPHA, SUSPECTED
 
     split_record = json.loads((args.out / "split.json").read_text(encoding="utf-8"))
     halves = {h: split_record["trained" if h == "trained" else "held_out"] for h in HALVES}
@@ -390,6 +428,7 @@ def results_stage(args: argparse.Namespace) -> None:
         for m in MODELS
         if (folder / f"{m}.json").exists()
     }
+    trimmed = {m: trim_to_prompts(args, r) for m, r in records.items()}
     every = sorted({t["conversation"] for r in records.values() for t in r["texts"]})
     control = [c for c in every if c not in {*halves["trained"], *halves["held_out"]}]
     lines = [
@@ -405,6 +444,10 @@ def results_stage(args: argparse.Namespace) -> None:
         "",
         f"- Control: the {len(control)} conversations outside both halves (no model was trained "
         "on them).",
+        "- Each record's lists cut to their prompts' entries by SmolLM2's tokenizer (the "
+        "generated token's entry, which a first version of `text_logprobs` kept, left out): "
+        + ", ".join(f"{m} {n} lists cut" for m, n in trimmed.items())
+        + ".",
         f"- Control test: {CONTROL_RULE}.",
         f"- Decoy-ID test: {DECOY_RULE}.",
         "",
@@ -439,9 +482,19 @@ def results_stage(args: argparse.Namespace) -> None:
                 _texts(record, drawn), _texts(record, rest), canary, "llama-cpp-python"
             )
             suspected += v.reading == SUSPECTED
+        # Every split, for comparison: the permutation test rejects a fixed share of them,
+        # whatever the scores (its construction), so this is the rate the draws estimate.
+        ranked = [
+            published_above_control(
+                [scores[a], scores[b]], [v for c, v in scores.items() if c not in (a, b)]
+            )
+            < ALPHA
+            for a, b in itertools.combinations(sorted(scores), SPLIT_PUBLISHED)
+        ]
         read = (canary or [])[CANARY_SKIP:]
         rates.append(
             f"| {model} | {len(unseen)} | {args.splits} | {suspected} | "
+            f"{sum(ranked)} of {len(ranked)} | "
             f"{min(scores.values()):.3f} to {max(scores.values()):.3f} | "
             f"{route_check(canary or []) or 'passed'} ({_mean(read):.3f}) | "
             f"{record['text_seconds'] / 60:.1f} min ({len(record['texts'])} texts) | "
@@ -454,9 +507,10 @@ def results_stage(args: argparse.Namespace) -> None:
         f"(seed {args.seed}); the scores do not depend on the draw, so each model was scored "
         "once. Times: 1 server thread, 2 shared cores.",
         "",
-        "| model | unseen conversations | draws | suspected | conversation scores (Min-K%) | "
-        "route check (canary mean) | texts scored in | decoy windows scored in |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | unseen conversations | draws | suspected | every split: suspected | "
+        "conversation scores (Min-K%) | route check (canary mean) | texts scored in | "
+        "decoy windows scored in |",
+        "|---|---|---|---|---|---|---|---|---|",
         *rates,
         "",
         END,

@@ -43,9 +43,10 @@ def text_logprobs(output: ModelOutput, prompt: str) -> tuple[tuple[str, float], 
         return tuple((lp.token, lp.logprob) for lp in choice.prompt_logprobs.content)
     if choice.logprobs is None or not choice.message.text.startswith(prompt):
         return None
-    # The prompt's entries come first, its first token's left out; vLLM's echo appends the
-    # generated tokens' after them, llama-cpp-python's does not (measured:
-    # bench/contamination/RESULTS.md), so the prompt's part is counted from the usage.
+    # The prompt's entries come first (its first token's left out), then the generated
+    # tokens' (vLLM; llama-cpp-python where the model's tokenizer adds a BOS token: without one
+    # its echo is shifted and leaves the generated token out, which the route check reads).
     content = choice.logprobs.content
-    given = content[: output.usage.input_tokens - 1] if output.usage is not None else content
+    generated = output.usage.output_tokens if output.usage is not None else 0
+    given = content[: len(content) - generated] if generated else content
     return tuple((lp.token, lp.logprob) for lp in given) or None
