@@ -379,22 +379,29 @@ def trim_to_prompts(args: argparse.Namespace, record: dict[str, Any]) -> int:
     many lists were cut."""
     from transformers import AutoTokenizer
 
-    from attunebench_inspect.instruments.contamination._likelihood import decoy_prompts
+    from attunebench_inspect.instruments.contamination._likelihood import CANARY, decoy_prompts
     from attunebench_inspect.instruments.contamination._recall import published_texts
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir(args.out, UNTUNED) / "hf")
     convs = conversations(args.data)
     texts = {(c, t.key): t.text for c, v in convs.items() for t in published_texts(v)}
 
-    def cut(prompt: str, entries: list[Any] | None, where: str) -> tuple[list[Any] | None, int]:
+    def cut(
+        prompt: str, entries: list[Any] | None, where: str, prefix: str = args.prefix
+    ) -> tuple[list[Any] | None, int]:
         if entries is None:
             return None, 0
-        count = len(tokenizer(args.prefix + prompt, add_special_tokens=False).input_ids) - 2
+        tokens = len(tokenizer(prefix + prompt, add_special_tokens=False).input_ids)
+        count = tokens - (2 if prefix else 1)
         if len(entries) not in (count, count + 1):
             sys.exit(f"{where}: {len(entries)} log-probabilities for a {count + 1}-token prompt")
         return entries[:count], len(entries) - count
 
-    cuts = 0
+    record["canary"], cuts = cut(CANARY, record["canary"], f"{record['model']}: the canary")
+    record["canary_without_prefix"], n = cut(
+        CANARY, record["canary_without_prefix"], f"{record['model']}: the canary", ""
+    )
+    cuts += n
     for text in record["texts"]:
         key = (text["conversation"], text["key"])
         text["logprobs"], n = cut(texts[key], text["logprobs"], f"{record['model']}: {key}")
@@ -492,11 +499,13 @@ def results_stage(args: argparse.Namespace) -> None:
             for a, b in itertools.combinations(sorted(scores), SPLIT_PUBLISHED)
         ]
         read = (canary or [])[CANARY_SKIP:]
+        shifted = [lp for _, lp in record["canary_without_prefix"] or []][CANARY_SKIP:]
         rates.append(
             f"| {model} | {len(unseen)} | {args.splits} | {suspected} | "
             f"{sum(ranked)} of {len(ranked)} | "
             f"{min(scores.values()):.3f} to {max(scores.values()):.3f} | "
             f"{route_check(canary or []) or 'passed'} ({_mean(read):.3f}) | "
+            f"{_mean(shifted):.2f}: {'fails' if route_check(shifted) else 'passes'} | "
             f"{record['text_seconds'] / 60:.1f} min ({len(record['texts'])} texts) | "
             f"{record['decoy_seconds'] / 60:.1f} min |"
         )
@@ -508,9 +517,9 @@ def results_stage(args: argparse.Namespace) -> None:
         "once. Times: 1 server thread, 2 shared cores.",
         "",
         "| model | unseen conversations | draws | suspected | every split: suspected | "
-        "conversation scores (Min-K%) | route check (canary mean) | texts scored in | "
-        "decoy windows scored in |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "conversation scores (Min-K%) | route check (canary mean) | canary without the prefix "
+        "(shifted) | texts scored in | decoy windows scored in |",
+        "|---|---|---|---|---|---|---|---|---|---|",
         *rates,
         "",
         END,
