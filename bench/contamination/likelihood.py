@@ -322,11 +322,13 @@ def route_stage(args: argparse.Namespace) -> None:
     del found["patched_logprobs"], found["plain_logprobs"]
     for prefix, key in (("", "echo"), (args.prefix, "echo_prefixed")):
         expected = _torch_logprobs(args, prefix)
-        served = found[key][1:]
-        offset = len(expected["correct"]) - len(served)
+        # The text's tokens from its second on: the echo's entries after the null one, up to
+        # the generated token's (present after a BOS token, absent without).
+        text_tokens = found[f"{key}_usage"]["prompt_tokens"] - (1 if prefix else 0)
+        served = found[key][1:text_tokens]
         for kind, values in expected.items():
             found[f"{key}_max_difference_{kind}"] = max(
-                abs(a - b) for a, b in zip(served, values[offset:], strict=True)
+                abs(a - b) for a, b in zip(served, values[-len(served) :], strict=True)
             )
     (folder / "route.json").write_text(json.dumps(found, indent=2) + "\n", encoding="utf-8")
     say(f"route: {json.dumps(found)[:2000]}")
