@@ -429,6 +429,8 @@ NAMED_ELSEWHERE = {
     "predict_profile.py": "the original AttuneBench release's script (seed 003)",
     "convert_hf_to_gguf.py": "llama.cpp's converter (scripts/llama-server.sh builds llama.cpp)",
     "script.py": "a test's argv[0]",
+    "llama_cpp/llama.py": "llama-cpp-python's source, which bench/contamination/ patches",
+    "llama.py": "llama-cpp-python's source, which bench/contamination/ patches",
     "../docs/stability.md": "a link of scorers/METRICS.md, which the stability catalog writes",
 }
 """Files named in the repository that are not in it, and where they are."""

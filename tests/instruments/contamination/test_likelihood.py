@@ -43,7 +43,7 @@ from attunebench_inspect.instruments.contamination._likelihood_route import (
     SCORE_CONFIG,
     text_logprobs,
 )
-from attunebench_inspect.instruments.contamination._verdict import NOT_SUSPECTED, SUSPECTED
+from attunebench_inspect.instruments.contamination._rules import NOT_SUSPECTED, SUSPECTED
 from tests.conftest import BUNDLED
 
 ALIGNED = (-6.0,) * 10 + (-0.1,) * 50

@@ -60,7 +60,7 @@ from ..._util.bootstrap import DEFAULT_SEED
 from ..._util.verdict import cannot_decide
 from ...data._split import VisibleConversation
 from ._layout import CUT_KEY, document
-from ._verdict import ALPHA, MIN_CONVERSATIONS, NOT_SUSPECTED, SUSPECTED
+from ._rules import ALPHA, MIN_CONVERSATIONS, NOT_SUSPECTED, SUSPECTED
 
 K_SHARE = 0.2
 """Min-K% Prob's share of lowest-probability tokens (Shi et al.'s recommended k = 20%)."""
@@ -123,7 +123,7 @@ class TextLogprobs:
 
     conversation: str
     key: str
-    """The text's place, as recall.py names it ("t01 userMessage")."""
+    """The text's place, as `_recall.py` names it ("t01 userMessage")."""
     logprobs: tuple[float, ...] | None
 
 
