@@ -18,7 +18,14 @@ from ...data._problems import DataProblem
 from ...data._split import TurnTruth, VisibleConversation, split
 from ._instances import MIN_TEXT_WORDS, SEGMENT_HIGH, SEGMENT_LOW, Instance, select
 from ._labels import UNIFORM_GUESS
-from ._layout import CUT_KEY, LABEL_KEY, LAYOUT_INSTRUCTION, control_texts, layout_instances
+from ._layout import (
+    CUT_KEY,
+    LABEL_KEY,
+    LAYOUT_INSTRUCTION,
+    LAYOUT_MAX_TURNS,
+    control_texts,
+    layout_instances,
+)
 from ._recall import TEXT_FIELDS, PublishedText, published_texts
 from ._rules import (
     ALPHA,
@@ -69,6 +76,7 @@ METHOD: dict[str, object] = {
     "layout_cut": CUT_KEY,
     "layout_max_tokens": LAYOUT_MAX_TOKENS,
     "layout_instruction": LAYOUT_INSTRUCTION,
+    "layout_max_turns": LAYOUT_MAX_TURNS,
     "layout_rule": LAYOUT_RULE,
     "layout_label_cut": LABEL_KEY,
     "labels_needed": LABELS_NEEDED,
@@ -175,4 +183,17 @@ def probe_data(
         )
         for conv, truth in parts
     ]
-    return ProbeData(MemoryDataset(samples=samples, name=name), selection.not_probed)
+    past = [
+        DataProblem(
+            c.source,
+            LAYOUT_MAX_TURNS + 1,
+            "turns",
+            f"{len(conv.turns)} turns",
+            f"at most {LAYOUT_MAX_TURNS} turns a conversation for the layout method (turns "
+            f"{LAYOUT_MAX_TURNS + 1} on not probed)",
+            conv.conversation_id,
+        )
+        for c, (conv, _) in zip(conversations, parts, strict=True)
+        if LAYOUT in methods and len(conv.turns) > LAYOUT_MAX_TURNS
+    ]
+    return ProbeData(MemoryDataset(samples=samples, name=name), [*selection.not_probed, *past])

@@ -58,6 +58,11 @@ LABEL_KEY = '"moodShiftTags": ['
 """The key after a turn's original response in every published file, shown with its bracket by
 the label cut (`_labels.py`): a key name, no label."""
 RESPONSE_KEY = '"llmResponse": "'
+LAYOUT_MAX_TURNS = 40
+"""Turns a conversation's layout probe reads, its first: a call shows the document up to its turn,
+so every turn more adds a call as long as the whole conversation so far (a 1,000-turn
+conversation took 22 GB of memory here); the published conversations are far shorter, and a
+longer one's other turns are listed as not probed."""
 _ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _WORD = re.compile(r"\S+")
@@ -156,8 +161,10 @@ def label_cuts(text: str) -> list[str]:
 
 
 def layout_instances(conv: VisibleConversation, seed: int) -> list[LayoutInstance]:
-    """One instance per turn: the document and its control, each cut after the turn's
-    `"userMessage": "` and at its label cut."""
+    """One instance per turn of the first `LAYOUT_MAX_TURNS`: the document and its control,
+    each cut after the turn's `"userMessage": "` and at its label cut (a turn's cuts stand before
+    any later turn, so the documents are built of the turns probed alone)."""
+    conv = conv.model_copy(update={"turns": conv.turns[:LAYOUT_MAX_TURNS]})
     real, fake = document(conv), document(control(conv, seed))
     return [
         LayoutInstance(conv.conversation_id, turn.turn_number, real[:a], fake[:b], c, d)
