@@ -1,10 +1,7 @@
 """The stability figures a log can show, from a run's records (`_record.py`): point
 estimates only, cheap enough for Inspect to recompute as a run goes; the report adds their
-intervals and verdicts. Pure: no Inspect.
-
-Each figure is present only where it applies: the earlier-shown share with any parsed
-comparison, position consistency and test-retest with two epochs or more, the judge panel's
-agreement, leniency and collapse with two judges or more. Undefined is absent, never a number.
+intervals and verdicts. Each is present only where it applies (docs/stability.md, 'Where to
+look'): undefined is absent, never a number. Pure: no Inspect.
 """
 
 from __future__ import annotations

@@ -30,11 +30,10 @@ class Pilot:
     source: str
     variances: Variances
     observed: float | None = None
-    """The pilot's observed Composite difference A - B (shown, never planned on: a plan on
-    an observed difference only restates its p-value, Hoenig & Heisey 2001)."""
+    """The pilot's observed Composite difference A - B (shown, never planned on: Hoenig &
+    Heisey 2001)."""
     abstention: str | None = None
-    """"cannot decide: <reason>" where the pilot or the statement cannot decide a plan
-    (RULES["plan"]); None: it can."""
+    """Why the pilot or the statement cannot decide a plan (RULES["plan"]); None: it can."""
 
 
 def stated(variances: Variances) -> Pilot:

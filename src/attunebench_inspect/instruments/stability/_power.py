@@ -1,29 +1,7 @@
-"""The paired design's power: how many conversations and epochs separate two models
-(pure arithmetic).
-
-The design is paired: both models answer the same conversations, each E times (epochs). Per
-conversation i, model m's Composite in epoch e is
-
-    y_mie = mu_m + c_mi + eps_mie,    Var(eps_mie) = w_m  (the within-conversation epoch variance)
-
-with c_mi the conversation's effect on model m. The test statistic is the paired t over
-conversations of d_i = mean_e y_Aie - mean_e y_Bie, whose variance is
-
-    Var(d_i) = b + w_A / E + w_B / E,
-
-b = Var(c_Ai - c_Bi) being the between-conversation variance of the true difference: more
-epochs shrink only the second part, more conversations shrink all of it (Var(mean d) =
-Var(d_i) / n). Epochs of one model are independent runs, and so are the two models' runs.
-This is the one-way random-effects decomposition of repeated measures (Shrout & Fleiss 1979;
-the "generalizability" view, Cronbach et al. 1972); the power of the paired t is that of a
-one-sample t on d_i with noncentrality delta = Delta / sqrt(Var(d_i) / n) and n - 1 degrees of
-freedom (Cohen 1988, ch. 2), computed exactly with scipy's noncentral t.
-
-From a pilot, w_m is the pooled within-conversation variance of model m's epochs (it needs at
-least two epochs), and b the variance of the pilot's d_i minus w_A / E_A + w_B / E_B (method of
-moments; a negative estimate is 0: the between-conversation part is then indistinguishable from
-none). The difference to detect is the user's, never the pilot's observed difference (power
-computed from an observed effect only restates its p-value: Hoenig & Heisey 2001).
+"""The paired design's power: how many conversations and epochs separate two models (pure
+arithmetic). Var(d_i) = b + (w_A + w_B) / E per conversation; the power is the paired t's,
+from scipy's noncentral t (Cohen 1988, ch. 2). The model, the pilot's estimates and why the
+difference to detect is the user's: docs/stability.md, 'How many epochs and conversations?'.
 """
 
 from __future__ import annotations
