@@ -1,9 +1,8 @@
 """How well outsiders read the participants: each third party's labels scored against the
-participant's with the catalog's own metric functions (the outsider scored as a model) and, where
-a chance level exists, a chance-corrected kappa within items (`_kappa.py`), each with a
-percentile bootstrap interval over conversations; and whether the third parties carry any
-information about a task at all (`task_information`), the condition of the reviewer's test.
-Pure: no Inspect, no I/O."""
+participant's with the catalog's own metric functions and, where a chance level exists, a kappa
+within items (`_kappa.py`), each with a bootstrap interval over conversations; and whether the
+third parties carry any information about a task at all (`task_information`), the condition of
+the reviewer's test. Pure: no Inspect, no I/O."""
 
 from __future__ import annotations
 
@@ -93,12 +92,8 @@ def _binary_accuracy(view: Literal["observed", "preferred"]) -> Callable[..., fl
 
 def _pairwise_items(third: LabelSet, own: GroundTruth) -> list[Item]:
     """A comparison's category: whether the first source of its (sorted) pair won; its
-    stratum: the question, the pair, and which of the two the page showed earlier. Within a
-    stratum a rater who always picks the earlier-shown reply, or always the same source, is
-    constant (kappa 0), and one who copies the winners of the same question and pair from other
-    conversations (their base rate: PW5's alternate beats the original 30 to 1 in the bundled
-    set) agrees only by chance. The order the participant was shown is no stratum: the page
-    does not show it, so no rater can follow it."""
+    stratum: the question, the pair, and which of the two the page showed earlier (why:
+    docs/third-party.md, 'Agreement of third parties with the participants')."""
     result = []
     for a, o in zip(third.truth.turns, own.turns, strict=True):
         shown: list[str] = []

@@ -1,12 +1,8 @@
 """A third-party study from a report's logs: the answer files read as labels of the conversations
 the logs hold, every model run scored again against them, and the analyses of the report's
-"Third-party labels" section (`ThirdPartySection`).
-
-Everything is read from the logs and the answer files: each conversation's visible part, its
-participant and the participant's labels come from the samples' metadata, each walk from the
-samples' store (`read_walk`). No model is called. The label reader is handed the visible parts and
-the participant IDs only (`load_third_party`); the participant's labels meet the third parties'
-only in the scoring (`rescore_pair`) and the agreement.
+"Third-party labels" section (`ThirdPartySection`). No model is called; the label reader is handed
+the visible parts and the participant IDs only (`load_third_party`), and the participant's labels
+meet the third parties' only in the scoring (`rescore_pair`) and the agreement.
 """
 
 from __future__ import annotations

@@ -28,12 +28,8 @@ TASKS: dict[str, tuple[str, ...]] = {
     "judged_response_quality": ("draft_judge",),
 }
 """The paper's four tasks as catalog metrics; a task's value in a conversation is the mean of its
-metrics that are defined there. Each kind of label belongs to one task: mood-shift tags (emotion
-recognition, the Composite's E = ½ F1 + ½ VA), what the original model did (behavioural
-classification), what the participant wanted, as behaviours and as the reply they chose
-(preference prediction), and the judge's rating of the model's own reply against the participant's
-edited one (judged response quality; only where a judge ran). The Composite's evaluation pillar
-mixes the second and third, which a test of their separability must not."""
+metrics that are defined there. Each kind of label belongs to one task (docs/third-party.md, 'The
+four tasks')."""
 TASK_LABELS = {
     "emotion_recognition": "Emotion recognition",
     "behavioral_classification": "Behavioral classification",
