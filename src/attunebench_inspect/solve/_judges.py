@@ -1,14 +1,7 @@
 """The judge: its call on a draft (`judge_draft`, which the walk makes and a later re-judging
-scorer makes again, score/_rejudge.py), the panel's model roles, and the self-judging line.
-
-A panel is any number of judges bound to the model roles `judge`, `judge_2`, `judge_3`, ... (one
-model each, numbered from 2 without gaps): every draft is judged by each, in that order, and the
-order breaks ties in the panel's answers (score/_panel.py). Without `judge` no
+scorer makes again, score/_rejudge.py), the panel's model roles (`judge`, `judge_2`, ...) and
+the self-judging line (both: docs/stability.md, 'Running for stability'). Without `judge` no
 draft is judged, never by the model under test (`get_model(role=...)` would fall back to it).
-
-A judge that is the evaluated model, or of its family from the same maker (`_identity.py`), is
-said in one line at the start of the run and recorded in the task metadata, unless the task
-parameter `allow_self_judge` says it is meant.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The contract between the solver and the scorers: what the walk predicted, typed.
-
-The solver stores each call's validated answer in its record (`CallRecord.prediction`, in the
-shape of the call's schema, `_schemas.py`); the scorers read them only as these records, built by
-`Walk` from a conversation's call records (`store.read_walk` reads them from the sample's
-store). A new prediction field is one field here and one line in its `from_answer`, and the type
-checker follows it to every reader.
-
-None stands for a call whose answer could not be used (a parse failure, scored as wrong): the
-whole turn's view of that call is None, never a partial answer.
+"""The contract between the solver and the scorers: what the walk predicted, typed, built by
+`Walk` from a conversation's call records (`CallRecord.prediction`, in the shape of the call's
+schema). A new prediction field: ARCHITECTURE.md, 'Adding a metric'. None stands for a call whose
+answer could not be used (a parse failure, scored as wrong): the whole turn's view of that call
+is None, never a partial answer.
 """
 
 from __future__ import annotations

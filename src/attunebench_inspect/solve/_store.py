@@ -1,8 +1,5 @@
-"""What the walk of a conversation leaves in the sample's Inspect store: one typed home.
-
-The solver writes it once, when the conversation's calls are done; the scorers, the rejudge
-scorer and the sample summary read it only through `read_walk`, as typed predictions
-(`_predictions.py`).
+"""What the walk of a conversation leaves in the sample's Inspect store: one typed home, written
+once when the conversation's calls are done, read only through `read_walk`.
 """
 
 from __future__ import annotations
