@@ -1,9 +1,5 @@
-"""The AttuneBench tasks: `attunebench(mode=...)` and a task per mode.
-
-Every task checks its parameters and loads its data set through `_parameters.py`, and scores with
-the core's scorers and those the instruments add (`Instrument.main_task_scorers`); the mode tasks
-are `attunebench` with the mode fixed, made by one factory from the mode declaration
-(`solve/_modes.py`), so that their parameters are `attunebench`'s by construction.
+"""The AttuneBench tasks: `attunebench(mode=...)`, and a task per mode made by one factory
+(`_fixed_mode`), so that their parameters are `attunebench`'s by construction.
 """
 
 # inspect-evals-lint: ignore-file[IEFS002] -- named after the eval, AttuneBench

@@ -1,9 +1,6 @@
-"""`attunebench human import`: answer files in, ordinary Inspect logs out, one per annotator.
-
-Each file is checked (against `answers.schema.json`, then the data), then replayed: the task of
-its mode runs on the conversations it answers, with the model `human/<annotator>`, so the
-solver, the parser, the repair round and the scorers are the very ones of a model run. A missing
-or incomplete answer is a parse failure of its call, counted in the log and listed here.
+"""`attunebench human import`: answer files in, ordinary Inspect logs out, one per annotator: each
+file checked, then replayed through the task of its mode with the model `human/<annotator>`
+(docs/human-baseline.md, 'The import').
 """
 
 from __future__ import annotations

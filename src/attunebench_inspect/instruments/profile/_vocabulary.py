@@ -1,10 +1,6 @@
-"""The profile task's answer options: a vocabulary fixed independently of the data under test.
-
-Every conversation of every run is offered the same options, read from the file shipped with the
-task (dataset/profile_vocabulary.json) or one the user passes (`-T vocabulary=FILE`), never from
-the conversations being run: options drawn from the data are the answer key's vocabulary (a run
-on one conversation would offer exactly its answers, and one participant's labels would reach
-every other participant's prompt). A participant's label is placed in the vocabulary for scoring
+"""The profile task's answer options: a vocabulary fixed independently of the data under test
+(dataset/profile_vocabulary.json, or `-T vocabulary=FILE`), never drawn from the conversations
+being run (why: docs/profile.md, 'Options'). A participant's label is placed in it for scoring
 (`FieldVocabulary.place`); a label that cannot be placed is counted and warned of, never offered.
 """
 

@@ -1,12 +1,9 @@
 """A request as a provider's prompt cache sees it: a sequence of text blocks in the order the
-provider renders them (response schema where it is part of the prompt, system, messages), each
-possibly marked as a cache breakpoint.
-
-Two ways in, which must agree (tests/tools/estimate/test_prompt_cache.py checks it on real
-requests): from the wire request a provider receives (`from_openai`, `from_anthropic`, used by the
-loopback endpoints) and from the chat messages the solver hands Inspect (`from_messages`, used by
-the estimate, which builds them offline). Each message's first block carries a role marker, so that
-two prompts only share a prefix where their messages' roles agree too.
+provider renders them, each possibly marked as a cache breakpoint. Two ways in, which must agree
+(tests/tools/estimate/test_prompt_cache.py): from the wire request a provider receives
+(`from_openai`, `from_anthropic`: the loopback endpoints) and from the chat messages the solver
+hands Inspect (`from_messages`: the estimate). Each message's first block carries a role marker,
+so that two prompts only share a prefix where their messages' roles agree too.
 """
 
 from __future__ import annotations
