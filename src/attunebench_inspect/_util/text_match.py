@@ -1,10 +1,7 @@
-"""Fuzzy matching of short answers: the one rule by which two entries count as the same answer.
-
-Participants and models write the same thing in different words ("Too formal, clinical" vs "Too
-formal or clinical"); the Q3 follow-up metric, the data checks that warn of entries no option
-matches, and the profile task's placing of labels in its vocabulary all need one answer to "is
-this the same entry?". It lives here, below both `data/` and `score/`, so that neither imports the
-other for it. No Inspect import.
+"""Fuzzy matching of short answers: the one rule by which two entries count as the same answer
+("Too formal, clinical" vs "Too formal or clinical"), for the Q3 follow-up metric, the data
+checks and the profile task's placing of labels. Below both `data/` and `score/`, so that neither
+imports the other for it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The annotation codebook: question texts, answer options and scales, loaded from JSON.
-
-Only what seed 003 documents is required: per binary question its `text` (and `observerText`
-where it differs), the pairwise question texts, the Q1/Q2/Q3 option lists (Q3 with its follow-up),
-the Four-Branch texts and the PANAS taxonomy. Everything else is derived by a stated rule (see
-`ModelFitQuestion` and `CodebookFile`) and unknown fields are ignored; docs/data.md lists it all.
+"""The annotation codebook: question texts, answer options and scales, loaded from JSON. Only what
+seed 003 documents is required; the rest is derived by a stated rule (`ModelFitQuestion`,
+`CodebookFile`; docs/data.md, 'The codebook') and unknown fields are ignored.
 """
 
 from __future__ import annotations
