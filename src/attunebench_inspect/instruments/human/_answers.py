@@ -174,9 +174,8 @@ def version_number(version: str) -> str:
 
 def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
     """Whether the file answers other questions than this suite and codebook ask: another
-    codebook, or a page of another task version number (the letter marks interface changes
-    only; a file without a task version is refused by the schema: every file written before the
-    field existed, at 3-A or earlier, is of another number)."""
+    codebook, or a page of another task version number (docs/third-party.md, 'The task
+    version')."""
     source = answers.path
     problems = []
     if answers.codebook_sha256 not in (None, codebook.sha256):

@@ -331,11 +331,9 @@ class _Files:
 
     def admit(self, answers: Answers) -> Literal["new", "again", "conflict"]:
         """ "new": the file's labels enter; "again": the same annotator's same answers given
-        again (the same path twice, another path to the file, a copy) count once, with a note;
-        "conflict": another file of the same annotator, a problem (one file per annotator).
-        A new annotator whose answers are another's, word for word, enters with a warning: two
-        people answering every question alike is implausible, one person's answers under two
-        names would count twice (a consensus of one, every tie gone)."""
+        again count once, with a note; "conflict": another file of the same annotator. Another's
+        answers under a new name enter with a warning (why each: docs/third-party.md, 'One file
+        per annotator, one vote')."""
         said = _digest({"annotator": answers.annotator, "conversations": answers.conversations})
         first = self.first_of.setdefault(answers.annotator, (answers.path, said))
         if first == (answers.path, said) and answers.path not in self._read:

@@ -80,10 +80,7 @@ def _pilot_matrices(
 def pilot_abstention(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> str | None:
-    """Why a pilot cannot decide a plan (None: it can): one epoch (no rerun variance to
-    measure), fewer than MIN_PILOT_CONVERSATIONS conversations both models have with a
-    Composite in every epoch, the same Composites in both runs (nothing tells two models apart),
-    or no variance to plan on (`Variances.abstention`)."""
+    """Why a pilot cannot decide a plan by RULES["plan"] (None: it can)."""
     ya, yb = _pilot_matrices(a, b)
     if len(ya) < MIN_PILOT_CONVERSATIONS:
         return cannot_decide(
@@ -108,12 +105,9 @@ def pilot_abstention(
 def variances_from_pilot(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> Variances:
-    """The variance components from pilot runs of two models: each maps a conversation id to
-    its Composite in each epoch (NaN: undefined). The conversations both models have, with a
-    defined Composite in every epoch, enter; at least two such conversations and two epochs
-    per model are needed (ValueError otherwise: one epoch cannot tell rerun noise from
-    conversation differences; state the variances instead). Whether the pilot can decide a
-    plan at all: `pilot_abstention`."""
+    """The variance components from pilot runs of two models, each conversation id -> its
+    Composite in each epoch (NaN: undefined), over the conversations both have whole; a
+    ValueError under two such conversations or two epochs (`pilot_abstention` says why first)."""
     ya, yb = _pilot_matrices(a, b)
     if len(ya) < 2:
         raise ValueError(
@@ -221,9 +215,7 @@ def plan(
 
 def run_cost(row: PlanRow, prices: Sequence[Callable[[int], float]]) -> float:
     """What a planned run costs: each model's price of one epoch over `row.conversations`
-    conversations (`prices`, one callable per model: `attunebench estimate`'s bill), times
-    the epochs. Every epoch is priced as the first: no credit for a provider cache across
-    epochs (conservative). NaN for a row that is not reachable."""
+    (`prices`: the estimate's bill), times the epochs; NaN for a row that is not reachable."""
     if row.conversations is None:
         return math.nan
     n = row.conversations

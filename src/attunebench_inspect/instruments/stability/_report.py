@@ -1,7 +1,5 @@
-"""The report's stability analyses: per run, position (bias and consistency, beside the
-phrasing effect: does the answer follow the content?), reruns (test-retest) and the judge panel
-(agreement, leniency, collapse, self-judging); per mode, rank stability across models. The
-statistics are this folder's pure modules; this module only gathers a run's records for them."""
+"""The report's stability analyses: per run, position, reruns and the judge panel; per mode, rank
+stability across models. This module only gathers a run's records for the pure statistics."""
 
 from __future__ import annotations
 
