@@ -1,7 +1,5 @@
-"""The catalog as the Markdown tables of scorers/METRICS.md (generated, and checked by a test).
-
-`attunebench metrics` prints them; `attunebench metrics --write scorers/METRICS.md` replaces the
-generated block between the BEGIN/END markers.
+"""The catalog as the Markdown tables of scorers/METRICS.md (`attunebench metrics [--write]`;
+generated, and checked by a test).
 """
 
 from __future__ import annotations
