@@ -1,6 +1,5 @@
 """The AttuneBench tasks: `attunebench(mode=...)`, and a task per mode made by one factory
-(`_fixed_mode`), so that their parameters are `attunebench`'s by construction.
-"""
+(`_fixed_mode`), so that their parameters are `attunebench`'s by construction."""
 
 # inspect-evals-lint: ignore-file[IEFS002] -- named after the eval, AttuneBench
 
@@ -57,8 +56,7 @@ def attunebench(
         schedule: prefix_first (the call that writes a shared prefix to the provider's cache
             goes first), all_at_once, or auto (all_at_once under --batch, else prefix_first).
         allow_self_judge: a judge of the panel (model roles judge, judge_2, ...) that is the
-            evaluated model, or of its family from the same maker, is meant: no warning line.
-    """
+            evaluated model, or of its family from the same maker, is meant: no warning line."""
     with told():
         spec = _checked(mode, shuffle_seed, answer_format, schedule, allow_self_judge, unknown)
         loaded = load(data, codebook, skip_invalid)

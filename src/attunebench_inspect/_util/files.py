@@ -1,7 +1,6 @@
 """The one way the suite reads an input file and writes an output file: a regular file only,
 never more than a cap; written into a temporary file renamed over the target when whole; each
-failure one line (docs/data.md, 'Files', says what each refuses and why).
-"""
+failure one line (docs/data.md, 'Files', says what each refuses and why)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Fuzzy matching of short answers: the one rule by which two entries count as the same answer
 ("Too formal, clinical" vs "Too formal or clinical"), for the Q3 follow-up metric, the data
 checks and the profile task's placing of labels. Below both `data/` and `score/`, so that neither
-imports the other for it.
-"""
+imports the other for it."""
 
 from __future__ import annotations
 

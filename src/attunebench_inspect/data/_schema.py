@@ -3,8 +3,7 @@
 Field names are the deposit's (camelCase and snake_case mixed, as published). Models are strict
 (no "4" for 4, no NaN or Infinity, which Python's json reads) and tolerate unknown extra fields,
 which the deposit may carry and which never reach the model (`_split.py` picks fields by name);
-checks that need the codebook (question IDs, option values) live in `_checks.py`.
-"""
+checks that need the codebook (question IDs, option values) live in `_checks.py`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Which data set a run or a command reads: where its conversations and its codebook are (the
 bundled set, a conversation folder, a JSON or JSONL file, or a data set root laid out as
-`dataset/` or as the deposit: docs/data.md), and how to name it to a person.
-"""
+`dataset/` or as the deposit: docs/data.md), and how to name it to a person."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The one split of a conversation into what the evaluated model may see and the ground truth.
 
 `VisibleConversation` is the only thing the solver is handed; it has no label field at all
-(tests check this structurally). `GroundTruth` travels as the Sample target, for scorers only.
-"""
+(tests check this structurally). `GroundTruth` travels as the Sample target, for scorers only."""
 
 from __future__ import annotations
 

@@ -3,8 +3,7 @@
 Both read the call's response schema and answer inside it, so they are valid for every call type
 (the judge role included). The random baseline derives each answer from the seed, the call's
 content and, from epoch 2 on, the epoch (a rerun of chance answers anew), not from call order, so
-concurrent runs are reproducible.
-"""
+concurrent runs are reproducible."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 `_metric_spec.py`): its name, how a person reads it, and the pure function of one turn's or the
 post-conversation call's inputs (`_inputs.py`) that computes it. Everything that names a metric
 of the main task reads this tuple (ARCHITECTURE.md, 'Adding a metric'). Pure: nothing here calls
-Inspect.
-"""
+Inspect."""
 
 from __future__ import annotations
 

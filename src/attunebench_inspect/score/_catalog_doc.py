@@ -1,6 +1,5 @@
 """The catalog as the Markdown tables of scorers/METRICS.md (`attunebench metrics [--write]`;
-generated, and checked by a test).
-"""
+generated, and checked by a test)."""
 
 from __future__ import annotations
 

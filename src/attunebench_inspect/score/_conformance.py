@@ -1,8 +1,7 @@
 """Conformance vectors: metric cases in the data format's terms, as
 scorers/conformance/README.md writes them, each computed by its metric's catalog entry
 (`_catalog.py`) from inputs built by its family's reader below: a new metric needs its catalog
-entry and its cases, nothing here.
-"""
+entry and its cases, nothing here."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 the scorers hand in the call records and the ground truth. A turn-level metric's conversation
 value is the mean over the turns where it is defined (scorers/METRICS.md); which metrics exist,
 and how each is computed, is the catalog's business (`_catalog.py`): this module only assembles
-their inputs.
-"""
+their inputs."""
 
 from __future__ import annotations
 

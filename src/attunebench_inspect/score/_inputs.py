@@ -1,7 +1,6 @@
 """What a metric is a function of: one turn's predictions beside the participant's labels
 (`TurnInputs`), and the post-conversation answer beside theirs (`PostInputs`); the scorers build
-them with `of`, the conformance vectors and the property tests directly. Pure.
-"""
+them with `of`, the conformance vectors and the property tests directly. Pure."""
 
 from __future__ import annotations
 

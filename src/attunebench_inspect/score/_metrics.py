@@ -1,7 +1,6 @@
 """Every AttuneBench metric as a pure function of predictions and ground truth: the arithmetic
 that scorers/METRICS.md defines and the conformance vectors pin. A `None` prediction is an answer
-that could not be parsed, scored as wrong; NaN means the metric does not apply.
-"""
+that could not be parsed, scored as wrong; NaN means the metric does not apply."""
 
 from __future__ import annotations
 

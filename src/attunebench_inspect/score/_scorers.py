@@ -1,7 +1,6 @@
 """Thin Inspect scorers over `score_conversation`: one per metric family, plus the Composite.
 What a run-level metric needs is in `Score.value`, which Inspect reduces across epochs; per-turn
-values ride in the Composite score's metadata.
-"""
+values ride in the Composite score's metadata."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """What `inspect view` shows of a run by default (Inspect's `ViewerConfig`, which a user's own
 choices in the browser override): the sample list opens on the Composite, its pillars and the
 parse-failure rate, every other score a column the Columns menu adds; every score column is
-labelled as the report labels it; a sample's Scores panel opens as a sortable grid.
-"""
+labelled as the report labels it; a sample's Scores panel opens as a sortable grid."""
 
 from __future__ import annotations
 

@@ -88,8 +88,7 @@ def model_identity(name: str) -> ModelIdentity:
       (Panickssery et al. 2024);
     - a fine-tune (`ft:gpt-4o-mini-2024-07-18:org::id`, `davinci:ft-org-2023-01-01`) keeps its
       whole name as its model (it is not its base) and takes its family from its base
-      (`base`): a fine-tune of gpt-4o-mini is of the gpt family.
-    """
+      (`base`): a fine-tune of gpt-4o-mini is of the gpt family."""
     segments = name.lower().split("/")
     provider, route, last = segments[0], segments[1:-1], segments[-1]
     bedrock = _BEDROCK_PREFIX.match(last)

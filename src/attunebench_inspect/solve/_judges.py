@@ -1,8 +1,7 @@
 """The judge: its call on a draft (`judge_draft`, which the walk makes and a later re-judging
 scorer makes again, score/_rejudge.py), the panel's model roles (`judge`, `judge_2`, ...) and
 the self-judging line (both: docs/stability.md, 'Running for stability'). Without `judge` no
-draft is judged, never by the model under test (`get_model(role=...)` would fall back to it).
-"""
+draft is judged, never by the model under test (`get_model(role=...)` would fall back to it)."""
 
 from __future__ import annotations
 
@@ -92,10 +91,9 @@ def made_in_eval() -> bool:
 
 def panel_at_creation(allowed: bool) -> dict[str, object]:
     """The judge panel and its self-judging, for the task metadata, where the task is made
-    inside its eval (the CLI, `eval()` of a task by name or function), before any sample runs:
-    the roles checked (one line each), the self-judging line said. Empty where the task is made
-    before its eval (`eval(attunebench(), model_roles=...)`): its solver checks and says them
-    when the first sample starts, and the report reads the roles from the log header."""
+    inside its eval (the roles checked, the self-judging line said); empty where it is made
+    before its eval (`eval(attunebench(), model_roles=...)`), whose solver does both as the
+    first sample starts."""
     model = active_model()
     if model is None:
         return {}
@@ -133,9 +131,8 @@ def say_self_judging(
     model: str, judges: Mapping[str, str], allowed: bool, *, said: set[str] | None = None
 ) -> dict[str, SelfJudge]:
     """Self-judging in this run, in one line: printed when the task is made (before Inspect's
-    display starts, so the line stays one line), or else logged by the solver once per run (a
-    task made before its eval, as in `eval(task, model_roles=...)`; `said`: the solver's, made
-    with its task, holds the lines already logged)."""
+    display starts, so the line stays one line), or else logged by the solver once per run
+    (`said`: the lines already logged)."""
     related = self_judging(model, judges)
     line = self_judge_line(model, judges, related) if related and not allowed else None
     if line is not None and (said is None or line not in said):

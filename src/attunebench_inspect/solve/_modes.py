@@ -1,9 +1,5 @@
-"""The four evaluation modes: their names and what each switches on, declared once.
-
-Everything else derives from `SPECS`: the mode tasks (`attunebench.py` makes one per entry and
-checks it at import), the `mode` parameter's choices, the answer files' JSON Schema, the
-estimate's `--mode` choices and the report's order of modes.
-"""
+"""The four evaluation modes: their names and what each switches on, declared once in `SPECS`,
+from which everything else derives (ARCHITECTURE.md, 'Adding a mode')."""
 
 from __future__ import annotations
 

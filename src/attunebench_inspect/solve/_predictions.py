@@ -2,8 +2,7 @@
 `Walk` from a conversation's call records (`CallRecord.prediction`, in the shape of the call's
 schema). A new prediction field: ARCHITECTURE.md, 'Adding a metric'. None stands for a call whose
 answer could not be used (a parse failure, scored as wrong): the whole turn's view of that call
-is None, never a partial answer.
-"""
+is None, never a partial answer."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 analysis call is the same system text, then the conversation as one content block per message,
 then the call's own text, so that each call's blocks are a byte-identical prefix of every later
 call's (ARCHITECTURE.md, 'Requests and the bill'). Every text from the data set goes through
-`quote`, so no field can close a quoted block and speak as instructions.
-"""
+`quote`, so no field can close a quoted block and speak as instructions."""
 
 from __future__ import annotations
 

@@ -3,8 +3,7 @@ goes with it (`answer_format`), the prompt cache key a conversation's calls carr
 call marks the end of the prefix it shares (cache breakpoints). The prompts are the same whatever
 is chosen here, so a rule changes what a provider enforces and what its cache can serve, not what
 the model reads (docs/cost-and-scale.md, 'Requests a prompt cache can serve'). The estimate bills
-by these rules; nothing else restates them.
-"""
+by these rules; nothing else restates them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """In what order a conversation's calls are sent: the one dependency rule (`after`) that the
-solver waits by and the estimate models a run by.
-
-The order changes no prompt, so scores do not depend on it; it decides what a provider's prompt
-cache can serve (docs/cost-and-scale.md).
-"""
+solver waits by and the estimate models a run by. The order changes no prompt, so scores do not
+depend on it."""
 
 from __future__ import annotations
 

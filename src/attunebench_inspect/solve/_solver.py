@@ -3,8 +3,7 @@ any call may run beside any other; the schedule (`_schedule.py`) orders a conver
 for the providers' prompt caches (docs/cost-and-scale.md, 'Requests a prompt cache can serve').
 Each call's parsed prediction and status go to the store, which is all the scorers read. Each
 turn is one span, its calls in a plain task group, and the records reach the store when the walk
-ends (why both: docs/performance.md, 'One span per turn' and 'Records reach the store').
-"""
+ends (why both: docs/performance.md, 'One span per turn' and 'Records reach the store')."""
 
 from __future__ import annotations
 

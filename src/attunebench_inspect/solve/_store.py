@@ -1,6 +1,5 @@
 """What the walk of a conversation leaves in the sample's Inspect store: one typed home, written
-once when the conversation's calls are done, read only through `read_walk`.
-"""
+once when the conversation's calls are done, read only through `read_walk`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The human baseline (docs/human-baseline.md): an offline page of the protocol's questions, the
 answer files it saves, their replay as an ordinary Inspect model `human/<annotator>` and their
 import as runs; in the report, each person beside each model (its modules: ARCHITECTURE.md,
-'instruments/human/').
-"""
+'instruments/human/')."""
 
 from ...tools._instrument import Instrument
 from ._answers import (

@@ -1,8 +1,7 @@
 """Answer files: one annotator's answers to the protocol's calls, per conversation and turn, each
 in the shape of its call's response schema. A file is checked against `answers.schema.json`, then
 against the data it is imported with; every problem is one line. Nothing below `conversations` is
-required: a missing answer is a parse failure of its call, as an unusable model reply is.
-"""
+required: a missing answer is a parse failure of its call, as an unusable model reply is."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """`attunebench human export`: the protocol's questions for a person, as one offline HTML page,
-built from `VisibleConversation` alone and the codebook (docs/human-baseline.md, 'The page').
-"""
+built from `VisibleConversation` alone and the codebook (docs/human-baseline.md, 'The page')."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """`attunebench human import`: answer files in, ordinary Inspect logs out, one per annotator: each
 file checked, then replayed through the task of its mode with the model `human/<annotator>`
-(docs/human-baseline.md, 'The import').
-"""
+(docs/human-baseline.md, 'The import')."""
 
 from __future__ import annotations
 

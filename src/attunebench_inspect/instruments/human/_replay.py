@@ -2,8 +2,7 @@
 answers every call of the protocol from an answer file, so a person's answers go through the
 same solver, parser and scorers as a model's. It reads only what a model reads: the call from
 its response schema's name (`call_of`), the conversation and turn by matching the transcript
-exactly against the visible conversations (docs/human-baseline.md, 'The import').
-"""
+exactly against the visible conversations (docs/human-baseline.md, 'The import')."""
 
 from __future__ import annotations
 

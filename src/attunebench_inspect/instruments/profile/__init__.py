@@ -1,7 +1,6 @@
 """Experimental: predict the participant's profile (demographics, diagnoses, computed scores,
 topic attitude) from the whole conversation, in one call (docs/profile.md; its modules:
-ARCHITECTURE.md, 'instruments/profile/').
-"""
+ARCHITECTURE.md, 'instruments/profile/')."""
 
 from ...tools._instrument import Catalog, Instrument
 from ._analyses import profile_part

@@ -1,6 +1,5 @@
 """The experimental profile task's metrics, declared once: its composite, its four parts and
-every field (`ProfileSpec`: the profile task's own, not the main task's `MetricSpec`). Pure.
-"""
+every field (`ProfileSpec`: the profile task's own, not the main task's `MetricSpec`). Pure."""
 
 from __future__ import annotations
 

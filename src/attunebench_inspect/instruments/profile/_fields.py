@@ -1,7 +1,6 @@
 """The profile task's data: the participant profile as the label, the conversation as the input,
 split as `data/_split.py` splits the main task's: `ProfileConversation` (no profile field: the
-only thing the profile solver is handed) and `ProfileTruth` (read by the profile scorer only).
-"""
+only thing the profile solver is handed) and `ProfileTruth` (read by the profile scorer only)."""
 
 from __future__ import annotations
 

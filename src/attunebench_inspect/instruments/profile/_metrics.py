@@ -1,8 +1,7 @@
 """The profile task's metrics as pure functions of the predicted and the reported profile. As in
 `score/_metrics.py`, a `None` prediction is an unparsed answer (scored as wrong) and NaN means not
 applicable: here, a field the profile does not give or gives in a label the vocabulary cannot
-place (left out of its part's mean).
-"""
+place (left out of its part's mean)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The profile task's answer options: a vocabulary fixed independently of the data under test
 (dataset/profile_vocabulary.json, or `-T vocabulary=FILE`), never drawn from the conversations
 being run (why: docs/profile.md, 'Options'). A participant's label is placed in it for scoring
-(`FieldVocabulary.place`); a label that cannot be placed is counted and warned of, never offered.
-"""
+(`FieldVocabulary.place`); a label that cannot be placed is counted and warned of, never offered."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Re-annotation by third parties (docs/third-party.md): the human-baseline page's answer files,
 filled in by people who did not hold the conversations, read as a second set of labels; every run
 scored again against them; agreement, self-specific gain, and the reviewer's falsification test
-of the paper's separability finding. Its modules: ARCHITECTURE.md, 'instruments/reannotation/'.
-"""
+of the paper's separability finding. Its modules: ARCHITECTURE.md, 'instruments/reannotation/'."""
 
 from ...tools._instrument import Instrument
 from ._report import OPTIONS, reannotation_part, third_party_df

@@ -1,7 +1,6 @@
 """Several third parties' labels of one conversation -> one consensus label set, by the rules of
 docs/third-party.md, "The consensus": one annotator's consensus is that annotator's labels, and a
-split vote never invents a label. Every tie is reported with what broke it.
-"""
+split vote never invents a label. Every tie is reported with what broke it."""
 
 from __future__ import annotations
 

@@ -7,8 +7,7 @@ each stratum from its own marginals, and the strata pooled:
 
 With one stratum it is Cohen's kappa (tests pin it to sklearn.metrics.cohen_kappa_score). Why
 within strata, and what a stratum holds: docs/third-party.md, 'Agreement of third parties with
-the participants'.
-"""
+the participants'."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ participant gives, in the type the scorers read (`GroundTruth`), one label set p
 What each label is read from (`LABEL_SOURCES`), and what the page's answers cannot give
 (`NOT_COVERED_FIELDS`, `NOT_COVERED_METRICS`), is declared here once; docs/third-party.md prints
 it. This module never sees the participant's own labels: it is handed each conversation's visible
-part and, to find self-ratings, its participant ID. Only a conversation answered whole enters.
-"""
+part and, to find self-ratings, its participant ID. Only a conversation answered whole enters."""
 
 from __future__ import annotations
 
@@ -440,8 +439,7 @@ def load_third_party(
     `visible`: conversation ID -> its visible part, for the conversations the labels can be used
     for (a file's other conversations are left out, each with a note); `participants`:
     conversation ID -> its participant ID; `identities`: annotator -> the participant ID they
-    had (`read_identities`); `unselected`: conversations a filter left out (without a note).
-    """
+    had (`read_identities`); `unselected`: conversations a filter left out (without a note)."""
     labels: list[LabelSet] = []
     files = _Files()
     for path in paths:

@@ -6,8 +6,7 @@ the test needs", which states the design and its assumptions). Run
 Each replication draws true task values under self labels independent across tasks, and under
 third-party labels that keep each task's ranking (`separable`) or share one ranking across the
 three label tasks (`generic`); the information condition is met by construction
-(`TaskInformation(stated=True)`); `reviewers_test` reads each replication.
-"""
+(`TaskInformation(stated=True)`); `reviewers_test` reads each replication."""
 
 from __future__ import annotations
 

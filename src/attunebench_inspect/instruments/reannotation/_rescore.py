@@ -1,8 +1,7 @@
 """A model's stored walk scored again against third-party labels, without a model call, through
 `score_conversation` (no metric is computed here), both label sets on the items both label
 (`common_items`), so that the difference between the two scores is one of labels only
-(docs/third-party.md, 'Rescoring').
-"""
+(docs/third-party.md, 'Rescoring')."""
 
 from __future__ import annotations
 

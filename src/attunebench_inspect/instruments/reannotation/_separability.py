@@ -2,8 +2,7 @@
 model rankings under both label sets, with bootstrap intervals over conversations (the report's
 draws, in conversation id order: the same for every model, task and label set, so paired), read
 by the pre-registered rule `RULE` (docs/third-party.md, 'The reviewer's test and its
-pre-registered rule'). Pure: no Inspect, no I/O.
-"""
+pre-registered rule'). Pure: no Inspect, no I/O."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 the logs hold, every model run scored again against them, and the analyses of the report's
 "Third-party labels" section (`ThirdPartySection`). No model is called; the label reader is handed
 the visible parts and the participant IDs only (`load_third_party`), and the participant's labels
-meet the third parties' only in the scoring (`rescore_pair`) and the agreement.
-"""
+meet the third parties' only in the scoring (`rescore_pair`) and the agreement."""
 
 from __future__ import annotations
 

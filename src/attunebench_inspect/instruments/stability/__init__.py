@@ -2,8 +2,7 @@
 stability, the judge panel's agreement, self-judging, and the plan of a run that separates two
 models (docs/stability.md; its modules: ARCHITECTURE.md, 'instruments/stability/'). The
 statistics are pure (no Inspect) and read only what a run's sample summaries hold, so the report
-computes all of them from logs alone.
-"""
+computes all of them from logs alone."""
 
 from ...tools._instrument import Catalog, Instrument
 from ._agreement import judge_agreement, judge_profile

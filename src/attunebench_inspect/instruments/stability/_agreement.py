@@ -180,8 +180,7 @@ def judge_agreement(
     ratings are `ordinal` over RATING_DOMAIN, a binary question's answers `nominal` over
     ANSWER_DOMAIN. `clusters`: each draft's conversation; given, the bootstrap draws whole
     conversations in id order, else drafts one by one (a draw matrix of resamples x drafts:
-    208 MB at 2,600 drafts and 10,000 resamples). NaN where alpha is undefined.
-    """
+    208 MB at 2,600 drafts and 10,000 resamples). NaN where alpha is undefined."""
     counts = _value_counts(data, domain) if data else np.zeros((0, len(domain)))
     if clusters is not None and data and len(clusters) != len(counts):
         raise ValueError(

@@ -1,8 +1,7 @@
 """The stability figures a log can show, from a run's records (`_record.py`): point
 estimates only, cheap enough for Inspect to recompute as a run goes; the report adds their
 intervals and verdicts. Each is present only where it applies (docs/stability.md, 'Where to
-look'): undefined is absent, never a number. Pure: no Inspect.
-"""
+look'): undefined is absent, never a number. Pure: no Inspect."""
 
 from __future__ import annotations
 

@@ -260,8 +260,7 @@ def position_bias(
     displayed pairs of positions, its p from redrawing each turn's display order
     (`_permutation_test`: the answers of one call are dependent), the shares' intervals from a
     bootstrap over conversations; read by RULES["position_bias"]. The test and why it is not
-    the chi-square's own p: docs/stability.md, 'Does the answer follow the content? (position)'.
-    """
+    the chi-square's own p: docs/stability.md, 'Does the answer follow the content? (position)'."""
     count = len(choices)
     if count == 0:
         return PositionBias(0, 0, EMPTY, [], NAN, NAN, NAN, _bias_verdict(0, NAN, NAN))
@@ -417,8 +416,7 @@ def position_consistency(
     "consistent" there without reading); every pair of epochs counts. The excess over the
     chance of a content-blind chooser with the model's own position shares, q recomputed in
     every replicate, is read by RULES["position_consistency"] (docs/stability.md, 'Does the
-    answer follow the content? (position)').
-    """
+    answer follow the content? (position)')."""
     epochs = len({c.epoch for c in choices})
     conversations = sorted({c.conversation for c in choices})
     n = len(conversations)

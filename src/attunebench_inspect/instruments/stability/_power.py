@@ -1,8 +1,7 @@
 """The paired design's power: how many conversations and epochs separate two models (pure
 arithmetic). Var(d_i) = b + (w_A + w_B) / E per conversation; the power is the paired t's,
 from scipy's noncentral t (Cohen 1988, ch. 2). The model, the pilot's estimates and why the
-difference to detect is the user's: docs/stability.md, 'How many epochs and conversations?'.
-"""
+difference to detect is the user's: docs/stability.md, 'How many epochs and conversations?'."""
 
 from __future__ import annotations
 

@@ -94,8 +94,7 @@ def rank_stability(
     model is resampled with the same draws of conversations (paired), each model's mean over
     the drawn conversations it has; with `resample_epochs`, each drawn copy of a conversation
     also redraws its epochs, per model (epochs of different models are unrelated runs). A tie in
-    a replicate counts as the order not holding. Fewer than two models: an empty matrix.
-    """
+    a replicate counts as the order not holding. Fewer than two models: an empty matrix."""
     models = sorted(composites)
     conversations = sorted({c for per in composites.values() for c in per})
     n = len(conversations)

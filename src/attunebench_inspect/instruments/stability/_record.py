@@ -12,8 +12,7 @@ of its own, and each judge's answer on a turn another:
 - `turn_NN/draft`: {"digest": the first 16 hex digits of the SHA-256 of the turn's draft}, for a
   judged draft: whether the drafts vary, which judge collapse reads (no text: the log holds it);
 - `turn_NN/<role>`: {"ratings": criterion -> 1-7, "binary": question -> yes/no/na}, for each
-  judge's parsed answer about the turn's draft.
-"""
+  judge's parsed answer about the turn's draft."""
 
 from __future__ import annotations
 

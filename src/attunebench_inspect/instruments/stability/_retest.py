@@ -92,8 +92,7 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
     variance, and for ICC(A,1) no rater effect either, as deterministic reruns give) make the F
     ratio infinite: the ICC is 1 with the interval [1, 1]; a matrix with no variance at all gives
     NaN. A bound is NaN where the F-based interval is undefined (at some negative estimates of
-    ICC(A,1), Satterthwaite's degrees of freedom vanish).
-    """
+    ICC(A,1), Satterthwaite's degrees of freedom vanish)."""
     data = np.asarray(matrix, dtype=float)
     if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
         raise ValueError(
@@ -206,8 +205,7 @@ def retest_reliability(
     `composites`: conversation id -> its Composite in each epoch, in epoch order (NaN where it
     is undefined or the sample errored). Only complete rows enter (a Composite in each of the
     run's epochs, none NaN); the rest are counted in `dropped`. Where RULES["test_retest"]
-    cannot decide, `reading` says why and the ICC is None or NaN.
-    """
+    cannot decide, `reading` says why and the ICC is None or NaN."""
     epochs = max((len(v) for v in composites.values()), default=0)
     rows = [
         list(v)

@@ -2,8 +2,7 @@
 'Which input no two calls share'). The kinds of content are found by matching each call's own
 text against the prompt templates of `solve/_prompts.py`, so they follow the prompts without a
 copy; a span's tokens are those of the text up to its end less those up to its start, so the
-kinds of a call add up to its input exactly.
-"""
+kinds of a call add up to its input exactly."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Every request of a run, built offline by the real solver (`ConversationWalk`) through
 Inspect's `Model.generate` against a model that records them, so the messages and response
 schemas are those Inspect hands a provider (tests/tools/estimate/test_estimate.py checks them).
-No eval runs, so nothing is logged.
-"""
+No eval runs, so nothing is logged."""
 
 from __future__ import annotations
 

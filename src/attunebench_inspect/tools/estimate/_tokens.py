@@ -2,8 +2,7 @@
 
 A request is counted as the provider's cache sees it (_cache/prompt.py): its blocks in the
 provider's order, each message opened by a role marker of a few tokens, as the loopback
-endpoints count it (_cache/count.py counts the text).
-"""
+endpoints count it (_cache/count.py counts the text)."""
 
 from __future__ import annotations
 

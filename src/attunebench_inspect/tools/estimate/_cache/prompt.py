@@ -3,8 +3,7 @@ provider renders them, each possibly marked as a cache breakpoint. Two ways in, 
 (tests/tools/estimate/test_prompt_cache.py): from the wire request a provider receives
 (`from_openai`, `from_anthropic`: the loopback endpoints) and from the chat messages the solver
 hands Inspect (`from_messages`: the estimate). Each message's first block carries a role marker,
-so that two prompts only share a prefix where their messages' roles agree too.
-"""
+so that two prompts only share a prefix where their messages' roles agree too."""
 
 from __future__ import annotations
 

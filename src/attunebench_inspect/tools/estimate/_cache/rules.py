@@ -2,8 +2,7 @@
 reads from the cache, what it writes, and when a write becomes readable (the rules in words, with
 their sources: docs/cost-and-scale.md, 'How each number is made'). An entry is readable once the
 request that wrote it has finished: the providers say "once the first response begins", and a
-request's answer is what our endpoints send first.
-"""
+request's answer is what our endpoints send first."""
 
 from __future__ import annotations
 
