@@ -13,6 +13,7 @@ from ...data._problems import InputError
 from ...score._catalog import BY_NAME
 from ...solve._modes import mode_spec
 from ...tools.estimate import Prices, bills, estimate_modes
+from ...tools.estimate._bill_text import table
 from ...tools.report._compared import compared
 from ...tools.report._logs import is_main_task_run, read_runs
 from ...tools.report._run_table import run_table
@@ -184,7 +185,7 @@ def plan_lines(
     header = ["epochs", "conversations", "power", *(f"{m} USD" for m in models)]
     if models:
         header.append("total USD")
-    table = [header]
+    cells_of_rows: list[list[str]] = []
     for p in rows:
         r = p.row
         n = (
@@ -196,12 +197,8 @@ def plan_lines(
         cells += [_usd(p.cost_usd[m]) for m in models]
         if models:
             cells.append(_usd(p.total_usd))
-        table.append(cells)
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for i, row in enumerate(table):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
+        cells_of_rows.append(cells)
+    lines += table(header, cells_of_rows, text_columns=len(header))
     if models:
         lines.append(
             "Cost: attunebench estimate's bill with each provider's prompt cache, per "
