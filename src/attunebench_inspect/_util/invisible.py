@@ -1,7 +1,5 @@
-"""Characters a reader cannot see: Unicode format characters (general category Cf: zero-width
-space and joiners, direction marks and overrides, the byte order mark, tag characters, ...) and
-the few other code points that render as nothing (the combining grapheme joiner, variation
-selectors, Hangul fillers). Below `data/` and `solve/`, which both look for them: a prompt's
+"""Characters a reader cannot see: Unicode format characters (category Cf) and the few other code
+points that render as nothing. Below `data/` and `solve/`, which both look for them: a prompt's
 quoting must see through them, and `attunebench validate` points them out."""
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The one split of a conversation into what the evaluated model may see and the ground truth.
-
-`VisibleConversation` is the only thing the solver is handed; it has no label field at all
-(tests check this structurally). `GroundTruth` travels as the Sample target, for scorers only."""
+"""The one split of a conversation into what the evaluated model may see (`VisibleConversation`,
+the only thing the solver is handed: no label field at all) and the ground truth (`GroundTruth`,
+for scorers only)."""
 
 from __future__ import annotations
 
