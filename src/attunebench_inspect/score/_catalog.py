@@ -1,8 +1,7 @@
-"""The metric catalog: the one declaration of every metric of the main task (`MetricSpec`,
-`_metric_spec.py`): its name, how a person reads it, and the pure function of one turn's or the
-post-conversation call's inputs (`_inputs.py`) that computes it. Everything that names a metric
-of the main task reads this tuple (ARCHITECTURE.md, 'Adding a metric'). Pure: nothing here calls
-Inspect."""
+"""The metric catalog: the one declaration of every metric of the main task (`MetricSpec`): its
+name, how a person reads it, and the pure function of one turn's or the post-conversation call's
+inputs that computes it (pure: no Inspect). Everything that names a metric of the main task reads
+this tuple (ARCHITECTURE.md, 'Adding a metric')."""
 
 from __future__ import annotations
 

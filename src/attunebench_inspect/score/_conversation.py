@@ -1,8 +1,6 @@
-"""One conversation's stored predictions and ground truth -> every catalogued metric value. Pure:
-the scorers hand in the call records and the ground truth. A turn-level metric's conversation
-value is the mean over the turns where it is defined (scorers/METRICS.md); which metrics exist,
-and how each is computed, is the catalog's business (`_catalog.py`): this module only assembles
-their inputs."""
+"""One conversation's stored predictions and ground truth -> every catalogued metric value (a
+turn-level one as the mean over the turns where it is defined). Pure: which metrics exist, and how
+each is computed, is the catalog's business; this module only assembles their inputs."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""What the suite does differently per provider, in one place: whether a call's response schema
-goes with it (`answer_format`), the prompt cache key a conversation's calls carry, and where a
-call marks the end of the prefix it shares (cache breakpoints). The prompts are the same whatever
-is chosen here, so a rule changes what a provider enforces and what its cache can serve, not what
-the model reads (docs/cost-and-scale.md, 'Requests a prompt cache can serve'). The estimate bills
-by these rules; nothing else restates them."""
+"""What the suite does differently per provider, in one place (nothing else restates it): whether
+a call's response schema goes with it (`answer_format`), the prompt cache key a conversation's
+calls carry, and the cache breakpoints. A rule changes what a provider enforces and what its cache
+can serve, never the prompt (docs/cost-and-scale.md, 'Requests a prompt cache can serve')."""
 
 from __future__ import annotations
 

@@ -29,11 +29,8 @@ CallKey = tuple[CallType, int | None]
 
 
 def after(call: CallType, turn: int | None, turns: int, schedule: Schedule) -> tuple[CallKey, ...]:
-    """The calls whose end `call` waits for. Under `prefix_first`: turn n's prefix writer waits
-    for turn n-1's; the turn's other analysis calls, and the post-conversation call after the
-    last turn, wait for it; each draft waits for the one before (its chat is that draft's
-    prefix) and each judgement for its draft and the judgement before. Under `all_at_once` a
-    judgement waits for its draft only (it judges it)."""
+    """The calls whose end `call` waits for: under `prefix_first` as docs/cost-and-scale.md, 'The
+    writer first', says; under `all_at_once` a judgement waits for its draft only."""
     previous = (turn or 1) - 1
     if call == "judge":
         chain: tuple[CallKey, ...] = (("judge", previous),) if previous else ()

@@ -169,11 +169,9 @@ def default_log_dir() -> str:
 
 
 def replay(answers: Answers, source: DataSource, log_dir: str) -> Imported:
-    """One answer file through the task of its mode, on the conversations it answers.
-
-    The log is written into a staging folder beside its destination and moved in when whole: a
-    full disk or a failed write leaves no partial log among the runs a report reads. (A remote
-    log folder is written to directly: an object store's upload is whole or absent.)"""
+    """One answer file through the task of its mode, on the conversations it answers; the log
+    written into a staging folder and moved in when whole (a remote log folder directly: an
+    object store's upload is whole or absent)."""
     data = source.given if source.bundled else str(Path(source.given).resolve())
     book = None if source.codebook_given is None else str(Path(source.codebook_given).resolve())
     # The registered task of its mode, by name: logged under the same task as a model run.

@@ -26,10 +26,8 @@ def stability_figures() -> Metric:
 
 @scorer(metrics=[stability_figures()])
 def stability_scorer(codebook: str | None = None) -> Scorer:
-    """What the stability instruments read of each sample and epoch (its metadata: the epoch,
-    the Composite, each pairwise call's display order and choices, each judge's answers), and
-    the run's stability figures (docs/stability.md). Its value: the pairwise choices and those
-    of the earlier-shown reply."""
+    """What the stability instruments read of each sample and epoch (its metadata: `_record.py`)
+    and the run's stability figures; its value: the pairwise choices, and the earlier-shown's."""
 
     async def score(state: TaskState, target: Target) -> Score:
         walk, scores = scored_walk(state, codebook)
