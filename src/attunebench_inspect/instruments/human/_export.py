@@ -32,8 +32,7 @@ DEFAULT = mode_spec(PRIMARY)
 def choose(
     ids: Sequence[str], wanted: Sequence[str] | None, sample: int | None, seed: int
 ) -> list[str]:
-    """The conversations of a page: `wanted` in that order, or `sample` of them drawn with
-    `seed` (in data order)."""
+    """A page's conversations: `wanted` in that order, or `sample` of them drawn with `seed`."""
     if wanted:
         unknown = [i for i in wanted if i not in ids]
         if unknown:

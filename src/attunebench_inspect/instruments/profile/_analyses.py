@@ -196,8 +196,7 @@ class ProfilePart(Part):
 
 
 def profile_part(scope: Scope) -> Reported:
-    """The profile task's runs (cut by `--where`, as the main task's), their analyses and the
-    capability split across both tasks."""
+    """The profile task's runs (cut by `--where`), their analyses and the capability split."""
     tables = [scope.kept(profile_table(r)) for r in scope.runs if is_profile_run(r)]
     version = scope.main.task_version
     return Reported(

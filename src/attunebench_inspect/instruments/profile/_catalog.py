@@ -52,8 +52,7 @@ class ProfileSpec:
 
     @property
     def chance(self) -> float | None:
-        """Measured on the bundled synthetic set for attunebench/random
-        (score/chance_levels.json)."""
+        """Measured on the bundled synthetic set for attunebench/random (chance_levels.json)."""
         return measured(self.name)[0]
 
     @property

@@ -144,8 +144,7 @@ def _follow_up(vote: _Vote, given: Sequence[Sequence[str]]) -> list[str]:
 
 
 def consensus(label_sets: Sequence[LabelSet], codebook: Codebook) -> Consensus:
-    """The consensus of several annotators' labels of one conversation (self-ratings excluded
-    by the caller: `ThirdParty.by_conversation`)."""
+    """The consensus of several annotators' labels of one conversation (self-ratings excluded)."""
     truths = [s.truth for s in label_sets]
     first = truths[0]
     vote = _Vote(label_sets[0].conversation_id, len(truths))

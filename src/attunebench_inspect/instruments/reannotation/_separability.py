@@ -86,8 +86,7 @@ class SeparabilityTest:
     conversations: int
     pairs: tuple[Pair, ...]
     verdict: Verdict
-    """"separability holds", "separability depends on self-annotation", or "cannot decide:
-    <reason>"."""
+    """"separability holds", "separability depends on self-annotation", or "cannot decide: ..."."""
     reading: str
     """The verdict and why, with the number of models and conversations."""
     information: dict[str, TaskInformation] = field(default_factory=dict)

@@ -285,8 +285,7 @@ def third_party_section(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> ThirdPartySection:
-    """The analyses of a third-party study: who labelled what, agreement with the participants,
-    and per mode the self-specific gains and the reviewer's test."""
+    """The analyses of a third-party study (the report's "Third-party labels" section)."""
     third = rescored.third
     files = {s.annotator: s.source for s in third.labels}
     annotators = [

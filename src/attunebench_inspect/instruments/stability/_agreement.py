@@ -136,8 +136,7 @@ def _alpha(pairable: Matrix, level: Literal["ordinal", "nominal"], values: int) 
 def alpha(
     data: Sequence[Sequence[object]], level: Literal["ordinal", "nominal"], domain: Sequence[object]
 ) -> float:
-    """Krippendorff's alpha alone, without its interval (cheap enough for a log metric, which
-    Inspect recomputes as a run goes): NaN where `judge_agreement` says it is undefined."""
+    """Krippendorff's alpha without its interval, for a log metric; NaN where it is undefined."""
     if len(data) < 2:
         return NAN
     counts = _value_counts(data, domain)

@@ -1,5 +1,4 @@
-"""The stability instrument's figures: pairwise choices by display position, and the rank
-stability matrix."""
+"""The stability instrument's figures: pairwise choices by display position, rank stability."""
 
 from __future__ import annotations
 

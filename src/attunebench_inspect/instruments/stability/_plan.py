@@ -78,8 +78,7 @@ def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str
 class PricedRow:
     row: PlanRow
     cost_usd: dict[str, float]
-    """Per model, the run's bill with the provider's cache (`attunebench estimate`), every
-    epoch priced as the first."""
+    """Per model, the run's bill with the provider's cache, every epoch priced as the first."""
 
     @property
     def total_usd(self) -> float:

@@ -140,8 +140,7 @@ class PositionBias:
     """The chi-square's p under the shuffle itself: the share of draws of the display orders
     (`_permutation_test`) whose chi-square is at least the observed one."""
     deviation: float
-    """The largest distance of a share (the earlier one's, each position's) from its
-    expectation."""
+    """The largest distance of a share (the earlier one's, a position's) from its expectation."""
     verdict: PositionVerdict
     rule: str = RULES["position_bias"]
 
@@ -376,8 +375,7 @@ class ConsistencyPoint:
 
 
 def consistency_point(choices: Sequence[PairChoice]) -> ConsistencyPoint | None:
-    """Position consistency and its content-blind chance without intervals (cheap enough for a
-    log metric, which Inspect recomputes as a run goes); None without a swap."""
+    """Position consistency and its chance, no intervals (for a log metric); None without a swap."""
     conversations = sorted({c.conversation for c in choices})
     table = _swap_table(choices, conversations)
     swaps = int(table.swaps.sum())

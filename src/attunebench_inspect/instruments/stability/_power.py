@@ -24,8 +24,7 @@ class Variances:
     """The variance components of the paired design, in Composite points squared."""
 
     between: float
-    """b: across conversations, the variance of the two models' true per-conversation
-    difference."""
+    """b: the variance across conversations of the two models' true per-conversation difference."""
     within_a: float
     """w_A: model A's variance of one conversation's Composite across epochs."""
     within_b: float

@@ -1,5 +1,4 @@
-"""Rank stability across models: for every pair of models, the share of bootstrap replicates
-(over conversations, then epochs) in which their order holds."""
+"""Rank stability: per pair of models, how often their order holds over bootstrap replicates."""
 
 from __future__ import annotations
 

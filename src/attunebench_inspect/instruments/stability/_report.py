@@ -90,8 +90,7 @@ class RankTable:
     resamples: int
     epochs_resampled: bool
     verdicts: list[list[str]] = field(default_factory=list)
-    """verdicts[i][j]: "settled", "not settled" or "cannot decide: <reason>" ("" on the
-    diagonal)."""
+    """verdicts[i][j]: the verdict on the order of models i and j ("" on the diagonal)."""
     shared: int = 0
     """Conversations every model of the mode has."""
     rule: str = RULES["rank_stability"]
@@ -138,8 +137,7 @@ def _panel(
     related: dict[str, SelfJudge],
     settings: Settings,
 ) -> tuple[list[AgreementRow], list[JudgeRow]]:
-    """The panel's agreement (two judges or more) and each judge's leniency and collapse, per
-    criterion, over every epoch's drafts."""
+    """The panel's agreement (two judges or more) and each judge's leniency and collapse."""
     judged = judged_drafts(records)
     if not judges or not judged:
         return [], []
@@ -220,8 +218,7 @@ def _phrasing(run: RunStability, gaps: Sequence[Gap]) -> RunStability:
 
 
 def stability_part(scope: Scope) -> Reported:
-    """Each main-task run's stability (read while its records were held) and the rank stability
-    of each mode's models."""
+    """Each main-task run's stability (read as its records were held); per mode, rank stability."""
     return Reported(
         StabilityPart(
             stability=[_phrasing(run, scope.main.perspective) for run in scope.of_runs],

@@ -32,8 +32,7 @@ class Icc:
 
 @dataclass(frozen=True)
 class MeanSquares:
-    """The two-way ANOVA of an n (targets) x k (raters, here epochs) matrix without
-    replication."""
+    """The two-way ANOVA of an n (targets) x k (raters: epochs) matrix without replication."""
 
     n: int
     k: int

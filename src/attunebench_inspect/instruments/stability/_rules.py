@@ -32,8 +32,7 @@ MIN_AGREEMENT_UNITS = 20
 """Fewer units (drafts, or questions about drafts) answered by two judges or more than this: the
 panel's agreement cannot decide (two judges agreeing on three drafts by chance is no panel)."""
 COLLAPSE_SHARE = 0.9
-"""A judge whose one most frequent rating covers at least this share of the drafts it rated is
-"collapsed" on that criterion."""
+"""A judge whose most frequent rating covers this share of the drafts it rated has "collapsed"."""
 MIN_COLLAPSE_DRAFTS = 20
 """Fewer rated drafts than this: collapse cannot decide."""
 RANK_SETTLED = 0.975

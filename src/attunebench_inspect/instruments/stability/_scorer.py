@@ -1,5 +1,4 @@
-"""The stability instrument's part of the main task: a scorer that records what the instrument
-reads of each sample and epoch, and the run's stability figures in the log header."""
+"""The stability instrument's part of the main task: its scorer, and the run's figures."""
 
 from __future__ import annotations
 
