@@ -19,8 +19,7 @@ MAX_CONFIG_BYTES = 16 * MiB
 MAX_ANSWERS_BYTES = 64 * MiB
 """An answer file: a few kilobytes per conversation answered."""
 MAX_DATA_BYTES = 512 * MiB
-"""A conversation file (or a JSON list or JSONL file of them): the 200-conversation deposit is
-a few megabytes in all."""
+"""A conversation file (a JSON list or JSONL file of them): the deposit is a few megabytes."""
 
 
 class FileProblem(OSError):

@@ -59,6 +59,5 @@ def matched(pred: Sequence[str], gold: Sequence[str]) -> int:
 
 
 def entries(text: str) -> list[str]:
-    """The entries of an answer in one's own words: the parts between semicolons, trimmed,
-    empty parts left out."""
+    """The entries of an answer in one's own words: the trimmed parts between semicolons, if any."""
     return [part.strip() for part in text.split(SEPARATOR) if part.strip()]

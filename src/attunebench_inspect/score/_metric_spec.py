@@ -1,5 +1,4 @@
-"""What the catalog says of a metric (`MetricSpec`) and the vocabulary it says it in: family,
-level, group, pillar. Pure declarations."""
+"""What the catalog says of a metric (`MetricSpec`), and the vocabulary it says it in."""
 
 from __future__ import annotations
 
@@ -64,8 +63,7 @@ class MetricSpec:
 
     @property
     def chance(self) -> float | None:
-        """Measured: the mean on the bundled synthetic set for attunebench/random
-        (`chance_levels.json`)."""
+        """Measured: the mean on the bundled set for attunebench/random (`chance_levels.json`)."""
         return measured(self.name)[0]
 
     @property

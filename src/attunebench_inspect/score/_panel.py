@@ -28,8 +28,7 @@ class PanelAnswer:
     answer: str | None
     """The most frequent answer; None when no judge answered."""
     tied: bool
-    """Whether several answers shared the top count (the tie went to the earliest-listed judge
-    among them)."""
+    """Whether several answers shared the top count (the earliest-listed judge's then won)."""
 
 
 def panel_answer(answers: Sequence[str | None]) -> PanelAnswer:

@@ -164,8 +164,7 @@ NO_JUDGE = (
 
 @scorer(metrics=run_metrics("draft"))
 def draft_scorer(codebook: str | None = None) -> Scorer:
-    """Draft Judge (overall and per criterion) and Draft Binary Alignment; absent without a
-    judge."""
+    """Draft Judge (overall, per criterion) and Draft Binary Alignment; absent without a judge."""
 
     async def score(state: TaskState, target: Target) -> Score:
         found = family_score(conversation_scores(state, codebook), "draft")

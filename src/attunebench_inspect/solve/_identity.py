@@ -1,5 +1,4 @@
-"""Self-judging: whether a judge is the evaluated model, or of its family from the same maker,
-read from Inspect model names alone."""
+"""Self-judging: is a judge the evaluated model, or of its family, by Inspect model names alone?"""
 
 from __future__ import annotations
 

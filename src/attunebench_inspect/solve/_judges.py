@@ -66,14 +66,12 @@ def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
 
 
 def judge_bound() -> bool:
-    """Whether the role `judge` is bound: without it no draft is judged, never by the model
-    under test."""
+    """Whether the role `judge` is bound: without it no draft is judged."""
     return JUDGE_ROLE in model_roles()
 
 
 def checked_panel(roles: Mapping[str, Model | list[Model]]) -> tuple[str, ...]:
-    """The judge panel's roles among the bound model roles (`model_roles()`), in panel order;
-    each must name one model."""
+    """The judge panel's roles among `model_roles()`, in panel order; each must name one model."""
     panel = panel_roles(roles)
     for role in panel:
         if isinstance(roles[role], list):
@@ -112,8 +110,7 @@ def _models(bound: Model | list[Model]) -> list[Model]:
 
 
 def self_judging(model: str, judges: Mapping[str, str]) -> dict[str, SelfJudge]:
-    """model role -> how the judge relates to the evaluated model, for the judges that are it
-    or of its family from the same maker."""
+    """model role -> how that judge relates to the evaluated model: the same model or family."""
     found = {role: self_judge(model, judge) for role, judge in judges.items()}
     return {role: relation for role, relation in found.items() if relation is not None}
 

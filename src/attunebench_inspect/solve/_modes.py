@@ -15,8 +15,7 @@ class ModeSpec:
     verbose: bool
     """Every structured answer carries its reasoning."""
     omniscient: bool
-    """The participant's profile, pre-conversation PANAS and topic attitude are in the context
-    from turn 1."""
+    """The participant's profile, pre-conversation PANAS and topic attitude, from turn 1."""
     gives: str
     """What the evaluated model gets, as the README's task table says it."""
 

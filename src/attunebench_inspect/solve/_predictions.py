@@ -126,8 +126,7 @@ def pairwise_winners(
 
 @dataclass(frozen=True)
 class Walk:
-    """One conversation's walk: the judges it ran with, its call records and its judgements,
-    read as typed predictions."""
+    """One conversation's walk (its judges, call records and judgements) as typed predictions."""
 
     judges: Mapping[str, str]
     """model role -> model, in panel order (`judge`, `judge_2`, ...); empty: no judge."""

@@ -119,8 +119,7 @@ def breakpoints(call: CallType, shared: int) -> tuple[int, ...]:
 
 
 def blocks(texts: Sequence[str], marks: Sequence[int] = ()) -> list[ContentText]:
-    """Texts as content blocks, a cache breakpoint after each block numbered (from 1) in
-    `marks`."""
+    """Texts as content blocks, a cache breakpoint after each block numbered (from 1) in `marks`."""
     return [
         ContentText(text=text, cache_breakpoint=True if n in marks else None)
         for n, text in enumerate(texts, start=1)

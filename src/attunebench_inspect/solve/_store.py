@@ -10,8 +10,7 @@ from ._call_record import CallRecord
 from ._predictions import Walk
 
 JUDGE_ROLE = "judge"
-"""The first judge's model role; further judges of a panel are `judge_2`, `judge_3`, ...
-(`solve/_judges.py`)."""
+"""The first judge's model role; further judges of a panel are `judge_2`, `judge_3`, ..."""
 
 
 class WalkStore(StoreModel):

@@ -11,13 +11,11 @@ from ._cache.rules import CacheRules, CacheUse, Lookup, PromptCache, Tokens
 from ._capture import Request
 
 FREE_TEXT_TOKENS = 60
-"""Allowance per free-text field a real model writes (verbose reasoning, the judge's reasoning):
-two or three sentences."""
+"""Allowance per free-text field a real model writes (reasoning): two or three sentences."""
 
 
 def prompt_of(request: Request, dialect: Dialect, *, schema: bool, breakpoints: bool) -> Prompt:
-    """`request` as a provider of `dialect` receives it: with its response schema in the prompt
-    or not, with our cache breakpoints or not."""
+    """`request` as a provider of `dialect` receives it: with the schema and our marks, or not."""
     return from_messages(
         request.chat,
         request.response_schema if schema else None,

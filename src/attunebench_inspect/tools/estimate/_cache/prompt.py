@@ -83,8 +83,7 @@ def from_openai(body: Mapping[str, Any]) -> Prompt:
 
 
 def from_anthropic(body: Mapping[str, Any]) -> Prompt:
-    """A Messages API request: tools, system, then messages, `cache_control` marking breakpoints
-    (Anthropic's cache order)."""
+    """A Messages API request: tools, system, messages (Anthropic's order), with breakpoints."""
     blocks: list[Block] = []
     for tool in body.get("tools") or []:
         blocks.append(Block(_role("tool") + schema_text(tool), "cache_control" in tool))

@@ -71,8 +71,7 @@ _ANTHROPIC_MINIMUM = (
 )
 """Minimum cacheable prompt length by Claude model, where it is not 1,024 (Anthropic's table)."""
 _OPENAI_CACHED = (("gpt-5", 0.1), ("gpt-4.1", 0.25), ("o3", 0.25), ("o4", 0.25))
-"""Cached input price by OpenAI model family, as a multiple of the input price (gpt-4o and
-others: 0.5)."""
+"""Cached input price by OpenAI model family, times the input price (gpt-4o and others: 0.5)."""
 
 
 def _gpt_version(name: str) -> tuple[int, int] | None:
