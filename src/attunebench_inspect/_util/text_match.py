@@ -40,8 +40,7 @@ def matches(a: str, b: str) -> bool:
 
 
 def distinct(entries: Sequence[str]) -> list[str]:
-    """The entries as a set: normalised, each once (first occurrence kept), blank ones dropped
-    (an entry of commas and spaces says nothing)."""
+    """The entries as a set: normalised, each once (the first kept), blank ones dropped."""
     return list(dict.fromkeys(n for n in map(normalise, entries) if n))
 
 

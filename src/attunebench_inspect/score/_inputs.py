@@ -29,8 +29,7 @@ def _answers(answers: dict[str, BinaryAnswer] | None, preferred: bool) -> dict[s
 
 @dataclass(frozen=True)
 class TurnInputs:
-    """Everything one turn's metrics read: the evaluated model's answers (None where the call
-    failed to parse) and the participant's labels."""
+    """Everything one turn's metrics read: the model's answers (None: unparsed) and the labels."""
 
     mood: dict[str, int] | None = None
     gold_mood: dict[str, int] = field(default_factory=dict)

@@ -222,8 +222,7 @@ def scorer_families() -> tuple[Family, ...]:
 
 
 MainTaskScorer = Callable[[str | None], Scorer]
-"""A scorer an instrument adds to the main task (`Instrument.main_task_scorers`): made with the
-run's codebook path."""
+"""A scorer an instrument adds to the main task, made with the run's codebook path."""
 
 
 def attunebench_scorers(

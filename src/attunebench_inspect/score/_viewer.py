@@ -41,8 +41,7 @@ def _count_label(name: str) -> str:
 
 
 def _scores(family: Family) -> list[tuple[str, str]]:
-    """(key, label) of every key a family's scorer writes into a sample's `Score.value`; a
-    count's label says it is one."""
+    """(key, label) of every key a family's scorer writes into `Score.value`, counts as counts."""
     metrics = [
         (s.name, RATE_LABEL if s.name == "parse_failure_rate" else s.label)
         for s in of_family(family)

@@ -37,8 +37,7 @@ _NUMBERED = re.compile(r"judge_([1-9][0-9]*)")
 
 
 def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
-    """The judge roles among bound model roles, in panel order. A role named like a judge's
-    (`judge...`) outside the pattern, or a panel with a gap, is one located line."""
+    """The judge roles among bound model roles, in panel order; a misnamed role or gap: one line."""
     numbers = set()
     for role in roles:
         # `Judge` or `JUDGE` would bind no judge without a word: role names are case-sensitive.

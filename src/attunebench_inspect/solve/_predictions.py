@@ -14,11 +14,9 @@ from ..data._schema import ResponseSource
 from ._call_record import CallRecord, CallType
 
 Records = Mapping[tuple[CallType, int | None], CallRecord]
-"""The evaluated model's call records by (call, turn); the post-conversation call's turn is
-None."""
+"""The evaluated model's call records by (call, turn: None for the post-conversation call)."""
 Judgements = Mapping[tuple[str, int], CallRecord]
-"""The judges' call records by (model role, turn): one per judge of the panel and judged
-draft."""
+"""The judges' call records by (model role, turn): one per judge and judged draft."""
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,7 @@ def sends_schema(provider: str, answer_format: AnswerFormat) -> bool:
 
 
 def schema_in_cache_key(provider: str, answer_format: AnswerFormat) -> bool:
-    """Whether the response schema enters `provider`'s prompt cache key: every call of a turn
-    then opens differently for the cache."""
+    """Whether the response schema enters `provider`'s prompt cache key (each call then differs)."""
     return sends_schema(provider, answer_format) and provider in SCHEMA_IN_CACHE_KEY
 
 

@@ -111,8 +111,7 @@ class LabelledComparison:
 
 @dataclass(frozen=True)
 class PairwiseView:
-    """What the pairwise call shows: the three replies under neutral labels and the
-    participant's comparisons between labels (the human-baseline page shows the same)."""
+    """What the pairwise call (and the human page) shows: the replies, labelled, and comparisons."""
 
     labels: dict[str, ResponseSource]
     replies: list[tuple[str, str]]

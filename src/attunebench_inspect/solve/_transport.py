@@ -88,8 +88,7 @@ _CLIENTS = ("inspect_ai/model", *_SDKS)
 """Where a provider's client reads a reply: Inspect's model layer and the providers' SDKs (a path
 part of the frame that raised)."""
 _READING = (TypeError, AttributeError, KeyError)
-"""How a client fails on a 200 whose body is not a completion (`{"error": ...}`: no choices to
-iterate)."""
+"""How a client fails on a 200 whose body is not a completion (`{"error": ...}`: no choices)."""
 
 
 def _raised_in_client(error: BaseException) -> bool:

@@ -87,8 +87,7 @@ class ModeEstimate:
     note: str = field(default="", repr=False)
     """What the bill assumes of another task's calls (`PricedTask.assumption`)."""
     scale: float = 1.0
-    """Conversations of the data set per conversation priced (`Priced.scale`): the bill is
-    scaled by it, the means per conversation are not."""
+    """Conversations of the data set per conversation priced: the bill scales by it, means not."""
 
     def through(self, through: Through, tokens: Tokens) -> Totals:
         if through not in self.simulated:

@@ -47,8 +47,7 @@ class Request:
     """The call's schema (name and description too), whether or not a provider is sent it."""
     answer: str
     free_text: int
-    """Free-text fields (reasoning) in the schema, which the shortest valid answer leaves
-    nearly empty and a real model writes out."""
+    """Free-text fields in the schema: near empty in the shortest answer, written out by a model."""
 
     @property
     def key(self) -> CallKey:

@@ -54,8 +54,7 @@ class Through:
 def through_cache(
     conversations: list[list[Request]], through: Through, tokens: Tokens
 ) -> list[list[Lookup]]:
-    """Every request's use of the provider's cache, conversations side by side, tick by tick
-    (docs/cost-and-scale.md, 'How each number is made')."""
+    """Every request's use of the provider's cache, conversations side by side, tick by tick."""
     cache = PromptCache(through.rules, tokens)
     timeline: dict[int, list[tuple[int, int, Prompt]]] = {}
     for c, requests in enumerate(conversations):

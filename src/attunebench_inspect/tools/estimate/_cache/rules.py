@@ -85,8 +85,7 @@ def _gpt_version(name: str) -> tuple[int, int] | None:
 
 
 def rules_for(model: str) -> CacheRules | None:
-    """The cache rules of an Inspect model name (`provider/model`), None where we model no
-    provider cache (local servers bill nothing; other providers are not modelled)."""
+    """The cache rules of a model name; None for a local server or a provider not modelled."""
     provider, _, name = model.partition("/")
     name = name.rsplit("/", 1)[-1].lower()
     if provider == "anthropic":
@@ -175,8 +174,7 @@ class Lookup:
 
 
 class PromptCache:
-    """One provider's cache over a run: `lookup` when a request arrives, `commit` when it is
-    done. Thread-safe (the loopback endpoints serve requests on threads)."""
+    """One provider's cache over a run: `lookup`, then `commit`; safe on the loopback's threads."""
 
     def __init__(self, rules: CacheRules, tokens: Tokens) -> None:
         self.rules = rules
