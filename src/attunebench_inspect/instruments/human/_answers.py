@@ -132,8 +132,7 @@ def _finding(source: str, finding: jsonfile.Finding) -> str:
 
 
 def read_answers(path: str | Path) -> Answers:
-    """Read and check one answer file against the published schema; `AnswersError` lists every
-    problem, one line each (file, where, found, expected)."""
+    """Read one answer file, checked against its schema; `AnswersError` lists every problem."""
     source = str(path)
     try:
         document = jsonfile.loads(read_capped(path, MAX_ANSWERS_BYTES).decode("utf-8-sig"))

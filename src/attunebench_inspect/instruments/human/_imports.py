@@ -113,8 +113,7 @@ def check_files(
     log_dir: str,
     supersede: bool = False,
 ) -> tuple[list[Answers], list[str], LoadResult]:
-    """Every file read and checked against the data and the logs already in `log_dir`; the
-    problems of all of them, one line each; the data as loaded."""
+    """Every file checked against the data and `log_dir`'s logs: every problem, and the data."""
     book = load_codebook(source.codebook)
     loaded = load_conversations(
         source.conversations, book, hint=f"check it with `{source.validate_command()}`"

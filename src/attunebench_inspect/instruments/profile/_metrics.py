@@ -22,8 +22,7 @@ class ProfileInputs:
 
     prediction: Mapping[str, Any] | None
     truth: Mapping[str, Any]
-    """The participant's values, a vocabulary field's as its option (`Vocabulary.placed`): None
-    where not given or not placed."""
+    """The participant's values, placed in the vocabulary: None where not given or not placed."""
     orders: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """Per ordinal field, the vocabulary's options lowest first."""
     unplaced: Mapping[str, Sequence[str]] = field(default_factory=dict)

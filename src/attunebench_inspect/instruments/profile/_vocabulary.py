@@ -54,8 +54,7 @@ def _repeated(texts: Sequence[str]) -> list[str]:
 
 
 class FieldVocabulary(BaseModel):
-    """One field's options (in the order offered; an ordinal field's lowest first) and the other
-    labels a dataset may use for them (alias -> option)."""
+    """One field's options (offered in order; ordinal: lowest first) and its aliases (-> option)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 

@@ -232,8 +232,7 @@ def _raw(f: Field, third: LabelSet, own: GroundTruth) -> float:
 
 
 def _tables(f: Field, groups: Sequence[Sequence[Compared]]) -> NDArray[np.float64]:
-    """(conversations, strata, L, L): each group's (a conversation's) items counted by stratum,
-    strata in sorted order."""
+    """(conversations, strata, L, L): each conversation's items counted by stratum, in order."""
     if f.items is None:
         return np.zeros((len(groups), 0, 0, 0))
     found = [[i for third, own in group for i in f.items(third, own)] for group in groups]
@@ -317,8 +316,7 @@ class TaskInformation:
     """Every field's interval lies above 0 (one-sided 97.5%) over 10 conversations or more, or
     stated so (`stated`)."""
     stated: bool = False
-    """Informative by construction, not measured: a simulation whose annotators read the
-    participants (`_power.py`)."""
+    """Informative by construction: a simulation whose annotators read the participants."""
 
     def describe(self) -> str:
         return ", ".join(f"{name} kappa {k.show()}" for name, k in self.kappas.items())
@@ -339,8 +337,7 @@ def task_information(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> dict[str, TaskInformation]:
-    """Per task with labels, the consensus's kappa with the participants on each of its fields,
-    over the conversations of `consensus` (the reviewer's test's shared conversations)."""
+    """Per task with labels, the consensus's kappa per field over `consensus`'s conversations."""
     groups = [
         [(s, participants[s.conversation_id])]
         for s in sorted(consensus, key=lambda s: s.conversation_id)

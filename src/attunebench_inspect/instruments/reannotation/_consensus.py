@@ -59,8 +59,7 @@ class _Vote:
         self.ties.append(Tie(self.cid, where, tuple(map(str, values)), outcome))
 
     def plurality(self, where: str, values: Sequence[str], outcome: str) -> str | None:
-        """The most frequent value; None (and a tie, settled as `outcome` says) when several
-        share the top count."""
+        """The most frequent value; None (a tie, settled as `outcome` says) where several share."""
         counts = Counter(values).most_common()
         top = [v for v, c in counts if c == counts[0][1]]
         if len(top) > 1:

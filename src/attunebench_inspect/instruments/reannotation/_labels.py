@@ -86,8 +86,7 @@ NOT_COVERED_METRICS: dict[str, str] = {
     "holistic_pillar": "averages panas_baseline_adjusted",
     "composite": "weights the holistic pillar",
 }
-"""Metrics of `score_conversation` that third-party labels cannot give: removed from third-party
-values, never shown as if they were."""
+"""Metrics of `score_conversation` that third-party labels cannot give: removed, never shown."""
 
 SAME_UNDER_BOTH: tuple[str, ...] = (
     "draft_judge",
@@ -318,8 +317,7 @@ def _digest(said: object) -> str:
 
 @dataclass
 class _Files:
-    """The answer files read so far: each annotator counts once, however its files are named;
-    the same answers under two names are warned of."""
+    """The answer files read so far: one vote per annotator, whatever its files are named."""
 
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -50,8 +50,7 @@ def _common_turn(a: TurnTruth, b: TurnTruth) -> tuple[TurnTruth, TurnTruth]:
 
 
 def common_items(mine: GroundTruth, theirs: GroundTruth) -> tuple[GroundTruth, GroundTruth]:
-    """Both label sets restricted to the turn items both label. `ValueError` (one line) when they
-    are not labels of the same conversation's turns and questions."""
+    """Both label sets cut to the turn items both label; `ValueError` where they are not alike."""
     shape = [(t.turn_number, sorted(t.binary), sorted(t.pairwise)) for t in mine.turns]
     other = [(t.turn_number, sorted(t.binary), sorted(t.pairwise)) for t in theirs.turns]
     same = [(n, q) for n, q, _ in shape] == [(n, q) for n, q, _ in other] and all(

@@ -46,8 +46,7 @@ class ThirdPartyError(Problems):
 
 @dataclass(frozen=True)
 class RunValues:
-    """One run scored against both label sets: conversation -> (self values, third-party
-    values), each the mean over the conversation's scored epochs."""
+    """One run against both label sets: conversation -> (self, third-party) epoch-mean values."""
 
     model: str
     mode: str
@@ -223,8 +222,7 @@ class ThirdPartySection:
     ties: list[str]
     """Every consensus tie and how it was settled, one line each."""
     tied: dict[str, dict[str, int]]
-    """Per conversation with ties: its annotators, and its ties by kind of label (`TIE_KINDS`,
-    then the questionnaire)."""
+    """Per conversation with ties: its annotators, and its ties by kind of label."""
     agreement: list[Agreement]
     modes: list[ModeStudy]
     rule: str = RULE

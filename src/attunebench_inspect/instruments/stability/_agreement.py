@@ -1,5 +1,4 @@
-"""The judge panel: how far its judges agree (Krippendorff's alpha with a bootstrap interval,
-`judge_agreement`), and each judge's leniency and collapse (`judge_profile`)."""
+"""The judge panel: its agreement (`judge_agreement`), each judge's leniency and collapse."""
 
 from __future__ import annotations
 

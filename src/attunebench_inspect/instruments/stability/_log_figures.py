@@ -24,8 +24,7 @@ from ._retest import retest_reliability
 
 
 def epoch_composites(records: Sequence[StabilityRecord]) -> dict[str, list[float]]:
-    """conversation -> its Composite in each epoch, in epoch order; a conversation missing an
-    epoch (errored there) has a shorter list, which test-retest leaves out."""
+    """conversation -> its Composite per epoch, in order (shorter where an epoch errored)."""
     by_conversation: dict[str, dict[int, float]] = defaultdict(dict)
     for r in records:
         by_conversation[r.conversation][r.epoch] = r.composite

@@ -1,5 +1,4 @@
-"""`attunebench plan`: the variances of a pilot's logs (or stated ones), the plan's table of
-conversations x epochs, and each row's cost through `attunebench estimate`'s bill."""
+"""`attunebench plan`: a pilot's (or stated) variances, the plan's table, each row's cost."""
 
 from __future__ import annotations
 
@@ -43,8 +42,7 @@ def stated(variances: Variances) -> Pilot:
 
 
 def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str | None) -> Pilot:
-    """The variance components of two runs in the pilot's logs: the two models named (or the
-    only two runs, of one mode), each run with two epochs or more."""
+    """The variance components of the pilot's two runs (the models named, or the only two)."""
     runs = compared([r for r in read_runs(logs)[0] if is_main_task_run(r)], lambda r: "main")[0]
     if mode is not None:
         runs = [r for r in runs if r.mode == mode]

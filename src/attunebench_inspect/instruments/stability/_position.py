@@ -305,8 +305,7 @@ class PositionConsistency:
     consistency: Interval
     """The share of swaps in which the model chose the same reply (by content) both times."""
     chance: float
-    """The consistency a content-blind chooser with this model's own position shares would
-    reach on the same swaps (see `position_consistency`)."""
+    """The consistency a content-blind chooser with this model's position shares would reach."""
     excess: Interval
     """consistency - chance, with its bootstrap interval (the verdict reads this)."""
     verdict: ConsistencyVerdict
@@ -327,8 +326,7 @@ class _SwapTable:
     consistent: Matrix
 
     def chance(self, draws: Matrix) -> Matrix:
-        """The content-blind chance of the swaps of each draw of rows (a row of counts per
-        replicate; one row of ones for the data itself)."""
+        """The content-blind chance of the swaps of each draw of rows (a row of ones: the data)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             q = (draws @ self.earlier) / (draws @ self.shown)  # (draws, cells)
             pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]

@@ -62,8 +62,7 @@ def _complete(
 def _pilot_matrices(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each model's conversations x epochs Composites over the conversations both have with a
-    defined Composite in every epoch, in id order."""
+    """Each model's conversations x epochs Composites, over the shared complete conversations."""
     shared = sorted(
         c
         for c in set(a) & set(b)

@@ -40,8 +40,7 @@ class RankStability:
         return None
 
     def settled(self) -> NDArray[np.bool_]:
-        """settled[i, j]: whether the order of models i and j is settled (RANK_SETTLED); never
-        where the verdict cannot decide."""
+        """settled[i, j]: whether the order of models i and j is settled (never where undecided)."""
         if self.reason is not None:
             return np.zeros(self.holds.shape, dtype=bool)
         result: NDArray[np.bool_] = np.nan_to_num(self.holds, nan=0.0) >= RANK_SETTLED

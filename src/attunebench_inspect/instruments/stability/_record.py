@@ -76,8 +76,7 @@ def records_of(table: RunTable) -> list[StabilityRecord]:
 
 
 def read_record(conversation: str, metadata: Mapping[str, Any] | None) -> StabilityRecord | None:
-    """The record of one sample-epoch's `stability_scorer` metadata; None where it has none
-    (a log of task version 3-A)."""
+    """One sample-epoch's record from its metadata; None where it has none (task version 3-A)."""
     if not metadata or EPOCH not in metadata:
         return None
     epoch = int(metadata[EPOCH])

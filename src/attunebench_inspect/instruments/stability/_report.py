@@ -1,5 +1,4 @@
-"""The report's stability analyses: per run, position, reruns and the judge panel; per mode, rank
-stability across models. This module only gathers a run's records for the pure statistics."""
+"""The report's stability: the pure statistics on each run's records, rank stability per mode."""
 
 from __future__ import annotations
 
@@ -65,8 +64,7 @@ class RunStability:
     judge_agreement: list[AgreementRow]
     judge_leniency: list[JudgeRow]
     self_judge: dict[str, SelfJudge]
-    """model role -> how that judge relates to the evaluated model, where it is it or of its
-    family from the same maker; empty: no self-judging."""
+    """model role -> how that judge relates to the evaluated model; empty: no self-judging."""
     self_judge_allowed: bool
     """`-T allow_self_judge=true`: the run said it was meant."""
     records: bool
@@ -84,8 +82,7 @@ class RankTable:
     estimates: list[float]
     """Each model's run Composite, as ranked (the mean of its conversations' epoch means)."""
     holds: list[list[float]]
-    """holds[i][j]: the share of bootstrap replicates in which models i and j keep their order
-    (NaN on the diagonal and for a tie)."""
+    """holds[i][j]: how often models i and j keep their order in replicates (NaN: diagonal, tie)."""
     settled: list[list[bool]]
     resamples: int
     epochs_resampled: bool
@@ -171,8 +168,7 @@ def _panel(
 
 
 def run_stability(run: Run, table: RunTable, settings: Settings) -> RunStability:
-    """Every stability figure of one run that its records give (its table already filtered by
-    `--where`); the phrasing effect is the report's (`stability_part`)."""
+    """Every stability figure of one run (its table cut by `--where`), the phrasing effect aside."""
     draws = {"resamples": settings.resamples, "seed": settings.seed}
     records = records_of(table)
     choices = [c for r in records for c in r.choices]

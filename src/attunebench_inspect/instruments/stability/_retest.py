@@ -1,5 +1,4 @@
-"""Reruns: test-retest reliability of the per-conversation Composite across epochs (an ICC with
-its F-based interval, `retest_reliability`), and the spread of the run Composite across epochs."""
+"""Reruns: test-retest reliability of the per-conversation Composite; the run Composite's spread."""
 
 from __future__ import annotations
 
@@ -170,8 +169,7 @@ class RetestReliability:
     """Conversations left out for a missing or undefined Composite in some epoch."""
     icc: Icc | None
     reading: str
-    """Koo & Li's band of the ICC and of its interval's bounds, e.g. "moderate (poor to good)",
-    or "cannot decide: <reason>"."""
+    """Koo & Li's band of the ICC and of its bounds ("moderate (poor to good)"), or why none."""
     run_composites: list[float]
     """The run Composite of each epoch (over the complete conversations)."""
     spread_sd: float

@@ -39,8 +39,7 @@ RANK_SETTLED = 0.975
 """A pair's order is "settled" when it holds in at least this share of replicates: the same as
 the 95% percentile interval of the paired difference excluding 0 (one tail of 2.5%)."""
 MIN_PILOT_CONVERSATIONS = 10
-"""Fewer shared conversations than this in a pilot: the plan cannot decide (variances from a
-handful of conversations plan on noise)."""
+"""Fewer shared conversations in a pilot: the plan cannot decide (it would plan on noise)."""
 RESOLUTION = 0.01
 """Composite points: the precision a report gives a Composite (two decimals). The plan refuses
 a difference to detect below it, and reads a variance of a conversation's difference below its

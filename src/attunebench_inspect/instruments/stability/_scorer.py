@@ -13,8 +13,7 @@ from ._record import read_record, stability_record
 
 @metric(scores="unreduced")
 def stability_figures() -> Metric:
-    """The stability figures that apply to the run (`_log_figures.log_metrics`), from every
-    epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
+    """The run's stability figures from every epoch's records: Inspect hands them over unreduced."""
 
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
         records = [read_record(str(s.sample_id), s.score.metadata) for s in scores]
