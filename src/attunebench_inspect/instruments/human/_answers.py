@@ -196,8 +196,7 @@ def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
 def problems_with_data(
     answers: Answers, conversations: Mapping[str, VisibleConversation], codebook: Codebook
 ) -> list[str]:
-    """What makes a well-formed file unusable with this data and codebook: conversations or turns
-    it does not have, or answers given to another codebook's questions."""
+    """What makes a well-formed file unusable here: turns or conversations absent, or a codebook."""
     source = answers.path
     problems = asked_otherwise(answers, codebook)
     if not answers.conversations:

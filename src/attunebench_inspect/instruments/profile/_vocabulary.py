@@ -201,8 +201,7 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
 
 
 def vocabulary_warnings(loaded: LoadedConversation, vocabulary: Vocabulary) -> list[DataProblem]:
-    """A warning per profile label that is no option or alias of the vocabulary: scored as the
-    option it is close to, or, where there is none or more than one, not scored."""
+    """A warning per profile label no option or alias names: scored as its close option, or not."""
     truth = split_profile(loaded.conversation)[1].values()
     warnings = []
     for f in VOCABULARY_FIELDS:

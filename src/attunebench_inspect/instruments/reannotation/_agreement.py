@@ -313,8 +313,7 @@ class TaskInformation:
     kappas: dict[str, Interval] = field(default_factory=dict)
     """Label field -> the consensus's kappa with the participants."""
     informative: bool = False
-    """Every field's interval lies above 0 (one-sided 97.5%) over 10 conversations or more, or
-    stated so (`stated`)."""
+    """Every field's interval above 0 (one-sided 97.5%) over 10 conversations or more; or stated."""
     stated: bool = False
     """Informative by construction: a simulation whose annotators read the participants."""
 

@@ -255,8 +255,7 @@ def _mode_study(
     codebook: Codebook,
     draws: Mapping[str, int],
 ) -> ModeStudy:
-    """One mode's gains and reviewer's test, on the conversations every ranked model and the
-    third parties share; the test's information condition read on the same conversations."""
+    """One mode's gains and reviewer's test (with its information condition), on shared ones."""
     excluded = {r.model: why for r in runs if (why := excluded_from_ranking(r.model)) is not None}
     ranked = [r for r in runs if r.model not in excluded]
     shared = set.intersection(*(set(r.conversations) for r in ranked)) if ranked else set()
