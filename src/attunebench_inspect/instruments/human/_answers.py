@@ -196,7 +196,7 @@ def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
 def problems_with_data(
     answers: Answers, conversations: Mapping[str, VisibleConversation], codebook: Codebook
 ) -> list[str]:
-    """What makes a well-formed file unusable here: turns or conversations absent, or a codebook."""
+    """Why a well-formed file is unusable here: absent turns or conversations, another codebook."""
     source = answers.path
     problems = asked_otherwise(answers, codebook)
     if not answers.conversations:
