@@ -2,8 +2,7 @@
 set it loads.
 
 `-T` values arrive YAML-parsed, Inspect checks no annotation and only warns about unknown keys:
-every value is checked here, and every rejection is one line under every entry point.
-"""
+every value is checked here, and every rejection is one line under every entry point."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The AttuneBench tasks: `attunebench(mode=...)` and a task per mode.
-
-Every task checks its parameters and loads its data set through `_parameters.py`, and scores with
-the core's scorers and those the instruments add (`Instrument.main_task_scorers`); the mode tasks
-are `attunebench` with the mode fixed, made by one factory from the mode declaration
-(`solve/_modes.py`), so that their parameters are `attunebench`'s by construction.
-"""
+"""The AttuneBench tasks: `attunebench(mode=...)`, and a task per mode made by one factory
+(`_fixed_mode`), so that their parameters are `attunebench`'s by construction."""
 
 # inspect-evals-lint: ignore-file[IEFS002] -- named after the eval, AttuneBench
 
@@ -61,8 +56,7 @@ def attunebench(
         schedule: prefix_first (the call that writes a shared prefix to the provider's cache
             goes first), all_at_once, or auto (all_at_once under --batch, else prefix_first).
         allow_self_judge: a judge of the panel (model roles judge, judge_2, ...) that is the
-            evaluated model, or of its family from the same maker, is meant: no warning line.
-    """
+            evaluated model, or of its family from the same maker, is meant: no warning line."""
     with told():
         spec = _checked(mode, shuffle_seed, answer_format, schedule, allow_self_judge, unknown)
         loaded = load(data, codebook, skip_invalid)

@@ -1,10 +1,7 @@
-"""Seeded, vectorised percentile bootstrap over conversations (pure numpy).
-
-A replicate is a draw of n conversations with replacement. It is kept as a row of counts (how
-often each conversation was drawn), so the replicate means of many columns at once are one
-matrix product: `counts @ values / n`. Every column of the same length shares the same draws,
-which is what makes paired comparisons paired and a report over many runs fast.
-"""
+"""Seeded, vectorised percentile bootstrap over conversations (pure numpy). A replicate is a row
+of counts (how often each conversation was drawn), so the replicate means of many columns are one
+matrix product, `counts @ values / n`; every column of the same length shares the same draws,
+which is what makes paired comparisons paired."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The one way the suite reads an input file and writes an output file.
-
-Reading: a regular file only (a FIFO would hang the read, `/dev/zero` would fill memory, a folder
-is not a file), and never more than a cap, so that no path a user or a pipeline hands the suite
-can stall or exhaust it. Writing: into a temporary file beside the target, renamed over it when
-whole, so a full disk or a crash leaves the old file or none, never a truncated one; a missing
-folder is created; standard output, which cannot be written that way, says when it was cut
-short. Each failure is one line: the path, what was found, what was expected.
-"""
+"""The one way the suite reads an input file and writes an output file: a regular file only,
+never more than a cap; written into a temporary file renamed over the target when whole; each
+failure one line (docs/data.md, 'Files', says what each refuses and why)."""
 
 from __future__ import annotations
 
@@ -25,8 +19,7 @@ MAX_CONFIG_BYTES = 16 * MiB
 MAX_ANSWERS_BYTES = 64 * MiB
 """An answer file: a few kilobytes per conversation answered."""
 MAX_DATA_BYTES = 512 * MiB
-"""A conversation file (or a JSON list or JSONL file of them): the 200-conversation deposit is
-a few megabytes in all."""
+"""A conversation file (a JSON list or JSONL file of them): the deposit is a few megabytes."""
 
 
 class FileProblem(OSError):

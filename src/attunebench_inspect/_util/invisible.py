@@ -1,9 +1,6 @@
-"""Characters a reader cannot see: Unicode format characters (general category Cf: zero-width
-space and joiners, direction marks and overrides, the byte order mark, tag characters, ...) and
-the few other code points that render as nothing (the combining grapheme joiner, variation
-selectors, Hangul fillers). Below `data/` and `solve/`, which both look for them: a prompt's
-quoting must see through them, and `attunebench validate` points them out.
-"""
+"""Characters a reader cannot see: Unicode format characters (category Cf) and the few other code
+points that render as nothing. Below `data/` and `solve/`, which both look for them: a prompt's
+quoting must see through them, and `attunebench validate` points them out."""
 
 from __future__ import annotations
 
@@ -19,8 +16,7 @@ _FORMAT = (
 """Where Unicode puts its format characters (category Cf, as of Unicode 15; a test checks that
 this covers every one the running Python knows)."""
 _BLANK = "\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef"
-"""The other characters that render as nothing: the combining grapheme joiner, Hangul fillers,
-variation selectors."""
+"""The other characters that render as nothing: grapheme joiner, Hangul fillers, selectors."""
 INVISIBLE = re.compile(f"[{_FORMAT}{_BLANK}]")
 """Every invisible character, found at the regex engine's speed."""
 

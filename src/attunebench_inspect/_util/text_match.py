@@ -1,11 +1,7 @@
-"""Fuzzy matching of short answers: the one rule by which two entries count as the same answer.
-
-Participants and models write the same thing in different words ("Too formal, clinical" vs "Too
-formal or clinical"); the Q3 follow-up metric, the data checks that warn of entries no option
-matches, and the profile task's placing of labels in its vocabulary all need one answer to "is
-this the same entry?". It lives here, below both `data/` and `score/`, so that neither imports the
-other for it. No Inspect import.
-"""
+"""Fuzzy matching of short answers: the one rule by which two entries count as the same answer
+("Too formal, clinical" vs "Too formal or clinical"), for the Q3 follow-up metric, the data
+checks and the profile task's placing of labels. Below both `data/` and `score/`, so that neither
+imports the other for it."""
 
 from __future__ import annotations
 
@@ -44,8 +40,7 @@ def matches(a: str, b: str) -> bool:
 
 
 def distinct(entries: Sequence[str]) -> list[str]:
-    """The entries as a set: normalised, each once (first occurrence kept), blank ones dropped
-    (an entry of commas and spaces says nothing)."""
+    """The entries as a set: normalised, each once (the first kept), blank ones dropped."""
     return list(dict.fromkeys(n for n in map(normalise, entries) if n))
 
 
@@ -63,6 +58,5 @@ def matched(pred: Sequence[str], gold: Sequence[str]) -> int:
 
 
 def entries(text: str) -> list[str]:
-    """The entries of an answer in one's own words: the parts between semicolons, trimmed,
-    empty parts left out."""
+    """The entries of an answer in one's own words: the trimmed parts between semicolons, if any."""
     return [part.strip() for part in text.split(SEPARATOR) if part.strip()]

@@ -1,7 +1,5 @@
-"""The third verdict word every validity instrument shares: "cannot decide: <reason>", what an
-instrument reads when its input carries too little information for either of its readings
-(too few instances, epochs, models or annotators, labels that say nothing, a model that answers
-one thing). Never a default reading: absence of evidence is not a negative."""
+"""The third verdict word every validity instrument shares: "cannot decide: <reason>", never a
+default reading (ARCHITECTURE.md, 'Validity instruments')."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Checks of a parsed conversation that need the codebook or span several fields.
-
-`check_conversation` finds problems (the conversation cannot be scored as labelled);
-`conversation_warnings` finds oddities that do not stop it being used.
-"""
+"""Checks of a parsed conversation that need the codebook or span several fields: problems
+(`check_conversation`: it cannot be scored as labelled) and warnings (`conversation_warnings`)."""
 
 from __future__ import annotations
 

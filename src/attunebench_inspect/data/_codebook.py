@@ -1,10 +1,6 @@
-"""The annotation codebook: question texts, answer options and scales, loaded from JSON.
-
-Only what seed 003 documents is required: per binary question its `text` (and `observerText`
-where it differs), the pairwise question texts, the Q1/Q2/Q3 option lists (Q3 with its follow-up),
-the Four-Branch texts and the PANAS taxonomy. Everything else is derived by a stated rule (see
-`ModelFitQuestion` and `CodebookFile`) and unknown fields are ignored; docs/data.md lists it all.
-"""
+"""The annotation codebook: question texts, answer options and scales, loaded from JSON. Only what
+seed 003 documents is required; the rest is derived by a stated rule (`ModelFitQuestion`,
+`CodebookFile`; docs/data.md, 'The codebook') and unknown fields are ignored."""
 
 from __future__ import annotations
 
@@ -75,10 +71,8 @@ class ChoiceQuestion(_Entry):
 
 
 class ModelFitQuestion(ChoiceQuestion):
-    """Q3. Its options are ordinal in the order given, worst to best (Q3 Fit scores the distance
-    between ranks). `followUpWhen`, the answers after which the follow-up is asked, is derived
-    where the codebook does not list it: the seed asks it when Q3 is negative, and the negative
-    answers are those ranked below the middle one, `options[: len(options) // 2]`."""
+    """Q3. Its options are ordinal in the order given, worst to best; `followUpWhen` is derived
+    where the codebook does not list it (docs/data.md, 'The codebook')."""
 
     options: list[str] = Field(min_length=2)
     followUpWhen: list[str] = Field(default_factory=list)

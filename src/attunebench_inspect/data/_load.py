@@ -229,11 +229,7 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
             continue
         result.files.append((entry.name, hashlib.sha256(raw).hexdigest()))
         for item in _records(entry, raw):
-            if isinstance(item, DataProblem):
-                result.problems.append(item)
-            else:
-                result.records += 1
-                _add_record(item, codebook, seen_ids, result)
+            _add_record(item, codebook, seen_ids, result)
     if not result.records and not result.problems:
         result.problems.append(
             DataProblem(
@@ -248,10 +244,14 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
 
 
 def _add_record(
-    item: Record, codebook: Codebook, seen_ids: dict[str, str], result: LoadResult
+    item: Record | DataProblem, codebook: Codebook, seen_ids: dict[str, str], result: LoadResult
 ) -> None:
-    """One conversation object into `result`: a loaded conversation, or its problems.
-    `seen_ids`: conversation ID -> where it was first read."""
+    """One conversation object (or the problem that stood in its place) into `result`: a loaded
+    conversation, or its problems. `seen_ids`: conversation ID -> where it was first read."""
+    if isinstance(item, DataProblem):
+        result.problems.append(item)
+        return
+    result.records += 1
     result.warnings.extend(_located(item, item.document.warnings))
     if item.document.problems:
         result.problems.extend(_located(item, item.document.problems))
@@ -372,12 +372,7 @@ def load_sample(
         )
     seen: dict[str, str] = {}
     for _, item in sorted(kept, key=lambda pair: pair[0]):
-        record = _line_record(item) if isinstance(item, _Line) else item
-        if isinstance(record, DataProblem):
-            result.problems.append(record)
-        else:
-            result.records += 1
-            _add_record(record, codebook, seen, result)
+        _add_record(_line_record(item) if isinstance(item, _Line) else item, codebook, seen, result)
     if result.problems:
         raise DataError(result.problems, hint or f"check it with `{validate_command(path)}`")
     return count, result

@@ -1,10 +1,7 @@
-"""Conversations as Inspect samples.
-
-The visible part and the ground truth each travel as one JSON string in the sample's metadata:
-the solver reads only the visible part (`visible_of`, typed `VisibleConversation`), the scorers
-the ground truth (`truth_of`). The target is a readable account of the participant's labels, for
-the TARGET column of `inspect view`.
-"""
+"""Conversations as Inspect samples. The visible part and the ground truth each travel as one
+JSON string in the sample's metadata: the solver reads only the visible part (`visible_of`), the
+scorers the ground truth (`truth_of`); the target is a readable account of the labels, for the
+TARGET column of `inspect view`."""
 
 from __future__ import annotations
 

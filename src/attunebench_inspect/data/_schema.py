@@ -1,10 +1,6 @@
-"""Pydantic models of the published AttuneBench conversation format.
-
-Field names are the deposit's (camelCase and snake_case mixed, as published). Models are strict
-(no "4" for 4, no NaN or Infinity, which Python's json reads) and tolerate unknown extra fields,
-which the deposit may carry and which never reach the model (`_split.py` picks fields by name);
-checks that need the codebook (question IDs, option values) live in `_checks.py`.
-"""
+"""Pydantic models of the published AttuneBench conversation format, under the deposit's field
+names: strict (docs/data.md, 'Conversations'), tolerant of unknown extra fields, which never reach
+the model (`_split.py` picks fields by name); checks that need the codebook live in `_checks.py`."""
 
 from __future__ import annotations
 

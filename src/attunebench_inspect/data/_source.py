@@ -1,12 +1,6 @@
-"""Which data set a run or a command reads: where its conversations and its codebook are, and how
-to name it to a person.
-
-A data set is given as the bundled synthetic set (the default, or `bundled`), a conversation
-folder, a JSON or JSONL file, or a data set root: a folder holding the conversations and its
-codebook, laid out as the bundled `dataset/` is (`conversations/` and
-`annotation_codebook.json`) or as the published deposit is (`Test Samples/Sample200/` and
-`annotation_codebook.json` at its top, seed 003). A root's codebook is used unless one is given.
-"""
+"""Which data set a run or a command reads: where its conversations and its codebook are (the
+bundled set, a conversation folder, a JSON or JSONL file, or a data set root laid out as
+`dataset/` or as the deposit: docs/data.md), and how to name it to a person."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The one split of a conversation into what the evaluated model may see and the ground truth.
-
-`VisibleConversation` is the only thing the solver is handed; it has no label field at all
-(tests check this structurally). `GroundTruth` travels as the Sample target, for scorers only.
-"""
+"""The one split of a conversation into what the evaluated model may see (`VisibleConversation`,
+the only thing the solver is handed: no label field at all) and the ground truth (`GroundTruth`,
+for scorers only)."""
 
 from __future__ import annotations
 
@@ -103,15 +101,13 @@ class GroundTruth(_Frozen):
 
 
 def comparison_key(question_id: str, a: ResponseSource, b: ResponseSource) -> str:
-    """A stable key for one comparison: question and the unordered pair (`comparison_pair`
-    reads it back)."""
+    """A stable key for one comparison: question and unordered pair (`comparison_pair` reads it)."""
     first, second = sorted((a, b))
     return f"{question_id}:{first}-{second}"
 
 
 def comparison_pair(key: str) -> tuple[str, str]:
-    """The two sources a `comparison_key` names, in its (sorted) order; ValueError for a string
-    that is not one."""
+    """The two sources a `comparison_key` names, in its order; ValueError for what is not one."""
     _, colon, pair = key.rpartition(":")
     first, dash, second = pair.partition("-")
     if not (colon and first and dash and second):

@@ -74,8 +74,7 @@ vocabulary cannot place)."""
 def validate_path(
     path: str | Path, codebook: Codebook, checks: Sequence[Check] = ()
 ) -> ValidationSummary:
-    """Every problem and warning of a dataset: its format against the codebook, and what
-    `checks` find."""
+    """Every problem and warning of a dataset: its format against the codebook, and `checks`'."""
     result = read_conversations(path, codebook)
     convs = [c.conversation for c in result.conversations]
     turns = [t for c in convs for t in c.turns]

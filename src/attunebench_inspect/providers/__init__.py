@@ -1,6 +1,4 @@
-"""The offline baselines Inspect runs like any other model: `attunebench/random`, the chance row
-of every report, and `attunebench/majority` (`_baselines.py`). They register from `_registry`.
-"""
+"""The offline baselines: `attunebench/random` (the chance row) and `attunebench/majority`."""
 
 BASELINE_PROVIDER = "attunebench"
 """The provider of the offline baselines: `attunebench/random`, `attunebench/majority`."""

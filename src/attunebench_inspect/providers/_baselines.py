@@ -1,10 +1,7 @@
-"""Offline baselines, registered with Inspect as `attunebench/random` and `attunebench/majority`.
-
-Both read the call's response schema and answer inside it, so they are valid for every call type
-(the judge role included). The random baseline derives each answer from the seed, the call's
-content and, from epoch 2 on, the epoch (a rerun of chance answers anew), not from call order, so
-concurrent runs are reproducible.
-"""
+"""Offline baselines, registered with Inspect as `attunebench/random` and `attunebench/majority`:
+both answer inside the call's response schema, so they are valid for every call type. The random
+baseline derives each answer from the seed, the call's content and, from epoch 2 on, the epoch,
+not from call order, so concurrent runs are reproducible."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The main task's metrics: the catalog, the pure metric functions, per-conversation scoring and
-the Inspect scorers (one per metric family, the Composite first)."""
+"""The main task's metrics: the catalog, the metric functions, and the Inspect scorers."""
 
 from ._rejudge import draft_rejudge
 from ._scorers import (

@@ -1,17 +1,7 @@
-"""The metric catalog: the one declaration of every AttuneBench metric.
-
-Each entry (`MetricSpec`, `_metric_spec.py`) says what a metric is called (its key in
-`Score.value`, in logs and in reports), how a person reads it (label, group, direction, range,
-pillar), where it is computed (its family's scorer, per turn or per conversation) and how (`turn`
-or `conversation`: a pure function of one turn's or the post-conversation call's inputs,
-`_inputs.py`). The scorers, their run-level metrics, the conformance vectors, the report's tables
-and figures, scorers/METRICS.md's tables and the tests all read this tuple; nothing else lists
-metric names of the main task. Its neighbours hold the rest of the job: the measured chance
-levels (chance_levels.json), the pillars (_pillars.py) and the counts kept beside the metrics
-(_counts.py). An instrument declares its own figures (instruments/*/_catalog.py).
-
-Pure arithmetic and declarations: nothing here calls Inspect.
-"""
+"""The metric catalog: the one declaration of every metric of the main task (`MetricSpec`): its
+name, how a person reads it, and the pure function of one turn's or the post-conversation call's
+inputs that computes it (pure: no Inspect). Everything that names a metric of the main task reads
+this tuple (ARCHITECTURE.md, 'Adding a metric')."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The catalog as the Markdown tables of scorers/METRICS.md (generated, and checked by a test).
-
-`attunebench metrics` prints them; `attunebench metrics --write scorers/METRICS.md` replaces the
-generated block between the BEGIN/END markers.
-"""
+"""The catalog as the Markdown tables of scorers/METRICS.md (`attunebench metrics [--write]`)."""
 
 from __future__ import annotations
 
@@ -101,8 +97,7 @@ def metric_row(entry: DocumentedMetric, group: str | None = None) -> str:
 
 
 def main_markdown() -> list[str]:
-    """The main task's tables of METRICS.md: the Composite, then turn, conversation-wide and
-    pooled metrics."""
+    """The main task's tables of METRICS.md: Composite, turn, conversation-wide, pooled metrics."""
     parts = ["### The Composite, its pillars and the parse-failure rate", "", *TABLE_HEAD]
     parts += [metric_row(e) for e in CATALOG if e.family == "composite"] + [""]
     for title, level, note in SECTIONS:

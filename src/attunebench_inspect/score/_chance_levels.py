@@ -1,10 +1,6 @@
 """Measured chance levels, as data (`chance_levels.json`): each metric's mean on the bundled
-synthetic set for the random and the majority baseline.
-
-Measured, not assumed: tests/core/score/test_catalog.py and
-tests/instruments/profile/test_profile.py run both baselines and name the values to write here when
-a metric or the set changes.
-"""
+synthetic set for the random and the majority baseline, measured by tests/core/score/test_catalog.py
+and tests/instruments/profile/test_profile.py, which name the values to write when they change."""
 
 from __future__ import annotations
 

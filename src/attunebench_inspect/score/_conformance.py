@@ -1,15 +1,7 @@
-"""Conformance vectors: metric cases written in the data format's terms, checked against the code.
-
-A case file is `{"cases": [case, ...]}`; a case is
-`{"name", "metric", "prediction", "truth", "expected", "tolerance"?}` where `prediction` and
-`truth` use the published format's shapes (see scorers/conformance/README.md), a `null`
-prediction is an unparseable answer, and a `null` expected value means NaN (not applicable). A
-turn-level case may instead give `"turns": [{"prediction", "truth"}, ...]`: its expected value
-is the conversation's, the mean over the turns where the metric is defined.
-
-Every case is computed by the catalog entry of its metric (`catalog.py`), from inputs built by
-its family's reader below: a new metric needs its catalog entry and its cases, nothing here.
-"""
+"""Conformance vectors: metric cases in the data format's terms, as
+scorers/conformance/README.md writes them, each computed by its metric's catalog entry
+(`_catalog.py`) from inputs built by its family's reader below: a new metric needs its catalog
+entry and its cases, nothing here."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""One conversation's stored predictions and ground truth -> every catalogued metric value.
-
-Pure (no Inspect call): the scorers hand in the call records and the ground truth. A turn-level
-metric is computed per turn and its conversation value is the mean over the turns where it is
-defined (seed 003: "Turn-by-Turn Scores (averaged across all turns)"); a conversation-level
-metric is a function of the post-conversation answer. Which metrics exist, and how each is
-computed, is the catalog's business (`catalog.py`); this module only assembles their inputs.
-"""
+"""One conversation's stored predictions and ground truth -> every catalogued metric value (a
+turn-level one as the mean over the turns where it is defined). Pure: which metrics exist, and how
+each is computed, is the catalog's business; this module only assembles their inputs."""
 
 from __future__ import annotations
 

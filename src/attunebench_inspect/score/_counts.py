@@ -1,5 +1,4 @@
-"""The per-conversation counts kept beside the metrics: the pooled metrics, the report's
-operations table are computed from them."""
+"""The per-conversation counts kept beside the metrics: the pooled metrics and report read them."""
 
 from __future__ import annotations
 

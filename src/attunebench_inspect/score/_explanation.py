@@ -1,8 +1,6 @@
 """What a person reads in `inspect view` for one conversation: the model's predictions beside the
-participant's own labels, turn by turn, and the Composite they add up to.
-
-Pure (no Inspect call): the Composite scorer puts `answer` and `explanation` on its Score.
-"""
+participant's own labels, turn by turn, and the Composite they add up to (the Composite scorer's
+`answer` and `explanation`). Pure."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """What a metric is a function of: one turn's predictions beside the participant's labels
-(`TurnInputs`), and the post-conversation answer beside theirs (`PostInputs`).
-
-Pure: the scorers build them from the walk's typed predictions and the ground truth (`of`), the
-conformance vectors and the property tests build them directly.
-"""
+(`TurnInputs`), and the post-conversation answer beside theirs (`PostInputs`); the scorers build
+them with `of`, the conformance vectors and the property tests directly. Pure."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ def _answers(answers: dict[str, BinaryAnswer] | None, preferred: bool) -> dict[s
 
 @dataclass(frozen=True)
 class TurnInputs:
-    """Everything one turn's metrics read: the evaluated model's answers (None where the call
-    failed to parse) and the participant's labels."""
+    """Everything one turn's metrics read: the model's answers (None: unparsed) and the labels."""
 
     mood: dict[str, int] | None = None
     gold_mood: dict[str, int] = field(default_factory=dict)

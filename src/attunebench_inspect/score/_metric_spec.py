@@ -1,8 +1,4 @@
-"""What the catalog says of a metric (`MetricSpec`) and the vocabulary it says it in: family,
-level, group, pillar.
-
-Pure declarations: nothing here calls Inspect or computes a metric.
-"""
+"""What the catalog says of a metric (`MetricSpec`), and the vocabulary it says it in."""
 
 from __future__ import annotations
 
@@ -23,12 +19,9 @@ Group = Literal[
     "headline", "pillar", "canonical", "alongside", "pooled", "diagnostic", "informational",
     "operational", "stability",
 ]  # fmt: skip
-"""How seed 003 groups a metric: the Composite and its pillars; the paper-canonical Composite
-inputs; "reported alongside but not in the Composite"; the pooled view of binary accuracy;
-diagnostic-only and informational variants; operational counts of the run itself; and the
-figures the stability instrument writes into the main task's log (`stability`: its scorer is a
-family of the main task's log, declared by the instrument, instruments/stability/_catalog.py),
-beside the Composite and never in it."""
+"""How seed 003 groups a metric (scorers/METRICS.md); `stability`: the figures the stability
+instrument writes into the main task's log (instruments/stability/_catalog.py), beside the
+Composite and never in it."""
 RUN_LEVEL_GROUPS: tuple[Group, ...] = (
     "headline",
     "pillar",
@@ -70,8 +63,7 @@ class MetricSpec:
 
     @property
     def chance(self) -> float | None:
-        """Measured: the mean on the bundled synthetic set for attunebench/random
-        (`chance_levels.json`)."""
+        """Measured: the mean on the bundled set for attunebench/random (`chance_levels.json`)."""
         return measured(self.name)[0]
 
     @property

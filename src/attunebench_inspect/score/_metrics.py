@@ -1,9 +1,6 @@
-"""Every AttuneBench metric as a pure function of predictions and ground truth.
-
-No Inspect import here: these are the arithmetic that scorers/METRICS.md defines and the
-conformance vectors pin. `None` as a prediction means the call's answer could not be parsed; it is
-scored as wrong. NaN means the metric does not apply (Inspect leaves it unscored for that key).
-"""
+"""Every AttuneBench metric as a pure function of predictions and ground truth: the arithmetic
+that scorers/METRICS.md defines and the conformance vectors pin. A `None` prediction is an answer
+that could not be parsed, scored as wrong; NaN means the metric does not apply."""
 
 from __future__ import annotations
 
@@ -167,11 +164,8 @@ def _win_counts(winners: Mapping[str, str], keys: Sequence[str]) -> list[float]:
 
 
 def kendall_tau(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> list[float]:
-    """Kendall tau-b per pairwise question between the rankings implied by win counts.
-
-    One value per question of the turn; NaN where either ranking is all ties (undefined), or the
-    answer could not be parsed.
-    """
+    """Kendall tau-b per pairwise question of the turn between the rankings implied by win
+    counts; NaN where either ranking is all ties, or the answer could not be parsed."""
     by_question: dict[str, list[str]] = {}
     for key in gold:
         by_question.setdefault(key.split(":", 1)[0], []).append(key)
@@ -249,11 +243,8 @@ def panas_item_normalized(pred: Mapping[str, int] | None, gold: Mapping[str, int
 def panas_baseline_adjusted(
     pred: Mapping[str, int] | None, pre: Mapping[str, int], post: Mapping[str, int]
 ) -> float:
-    """1 - MAE(pred, post) / MAE(pre, post), clamped to [-1, 1].
-
-    When pre equals post the naive error is 0; the denominator is then floored at 1/20, the
-    smallest non-zero error, so a perfect prediction scores 1 and one item off by one scores 0.
-    """
+    """1 - MAE(pred, post) / MAE(pre, post), clamped to [-1, 1], the denominator floored at
+    NAIVE_MAE_FLOOR: a perfect prediction scores 1 and one item off by one 0."""
     if pred is None:
         return -1.0
     naive = max(panas_item_mae(pre, post), NAIVE_MAE_FLOOR)
@@ -287,14 +278,10 @@ def ordinal(pred: str | None, gold: str, options: Sequence[str]) -> float:
 
 
 def fuzzy_overlap(pred: Sequence[str] | None, gold: Sequence[str]) -> float:
-    """Jaccard overlap of two sets of entries under fuzzy matching: M / (|P| + |G| - M).
-
-    P and G are the distinct entries after normalisation (`text_match.distinct`: a repeated entry
-    counts once, on either side), and M is the size of a maximum one-to-one matching between them,
-    two entries being matchable when their similarity ratio is >= 0.8 (`text_match.matched`). So
-    M <= min(|P|, |G|) and the value is in 0-1. NaN when the participant gave no follow-up (the
-    question was not asked); nothing predicted, or a parse failure, = 0.
-    """
+    """Jaccard overlap of two sets of entries under fuzzy matching: M / (|P| + |G| - M), P and G
+    the distinct entries (`text_match.distinct`), M a maximum one-to-one matching between them
+    (`text_match.matched`). NaN when the participant gave no follow-up; nothing predicted, or a
+    parse failure, = 0."""
     if not text_match.distinct(gold):
         return NAN
     if not pred:
@@ -318,11 +305,9 @@ Pillar = TypeVar("Pillar", float, NDArray[np.float64])
 
 
 def composite(emotion: Pillar, evaluation: Pillar, holistic: Pillar) -> Pillar:
-    """100 x (0.24 E + 0.49 Q + 0.27 H) of one conversation, or elementwise over arrays.
-
-    A pillar that is undefined (NaN) for a conversation is left out and the weights of the others
-    renormalised, so every scored conversation has a Composite and the run Composite is always the
-    mean over the same conversations (scorers/METRICS.md, "The Composite")."""
+    """100 x (0.24 E + 0.49 Q + 0.27 H) of one conversation, or elementwise over arrays; an
+    undefined pillar is left out and the others' weights renormalised (scorers/METRICS.md, "The
+    Composite")."""
     parts = np.array([emotion, evaluation, holistic], dtype=float)
     weights = np.array(list(COMPOSITE_WEIGHTS.values())).reshape((3,) + (1,) * (parts.ndim - 1))
     defined = ~np.isnan(parts)

@@ -1,9 +1,6 @@
 """The judge panel's answer about a draft, from its judges' answers: the mean rating and the
-plurality answer (Verga et al. 2024, "Replacing judges with juries"). The draft metrics read it
-(`_inputs.py`); the stability instrument measures how far the judges agree
-(instruments/stability/_agreement.py).
-
-Pure: no Inspect."""
+plurality answer (Verga et al. 2024). The draft metrics read it; the stability instrument
+measures how far the judges agree. Pure: no Inspect."""
 
 from __future__ import annotations
 
@@ -31,16 +28,13 @@ class PanelAnswer:
     answer: str | None
     """The most frequent answer; None when no judge answered."""
     tied: bool
-    """Whether several answers shared the top count (the tie went to the earliest-listed judge
-    among them)."""
+    """Whether several answers shared the top count (the earliest-listed judge's then won)."""
 
 
 def panel_answer(answers: Sequence[str | None]) -> PanelAnswer:
-    """The panel's yes/no/na answer about one draft: the most frequent answer (plurality vote;
-    Verga et al. 2024); None answers (parse failures) left out. A tie goes to the earliest-
-    listed judge whose answer is among the tied ones, so the first judge role (`judge`) breaks
-    ties and a panel of one is that judge. With two judges every disagreement is a tie: panels
-    of odd size avoid that (docs/stability.md)."""
+    """The panel's yes/no/na answer about one draft: the most frequent answer, None answers
+    (parse failures) left out; a tie goes to the earliest-listed judge among the tied answers,
+    so a panel of one is that judge (docs/stability.md, 'Do the judges agree? (judge panel)')."""
     given = [a for a in answers if a is not None]
     if not given:
         return PanelAnswer(None, False)
@@ -53,9 +47,8 @@ def panel_answer(answers: Sequence[str | None]) -> PanelAnswer:
 
 def panel_verdict(verdicts: Sequence[JudgeVerdict | None]) -> JudgeVerdict | None:
     """The panel's answer about one draft from its judges' (in panel order; None where a
-    judge's answer could not be used): per criterion the mean rating (`panel_rating`), per
-    binary question the plurality answer (`panel_answer`); None when no judge's answer could be
-    used. A panel of one is its judge. The draft metrics read this."""
+    judge's answer could not be used): per criterion `panel_rating`, per binary question
+    `panel_answer`; None when no judge's answer could be used."""
     given = [v for v in verdicts if v is not None]
     if not given:
         return None

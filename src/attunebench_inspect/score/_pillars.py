@@ -1,5 +1,4 @@
-"""The Composite's pillars of one conversation, from its canonical metric values: which metric
-feeds which pillar is the catalog's `pillar` field."""
+"""The Composite's pillars of one conversation, from its canonical metric values."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ def _members(pillar: Pillar, values: Mapping[str, float]) -> list[float]:
 
 
 def pillars(values: Mapping[str, float]) -> dict[str, float]:
-    """The three pillars of one conversation from its canonical metric values (NaN inputs, i.e.
-    not applicable, are left out of their pillar's mean)."""
+    """The three pillars of one conversation; NaN (not applicable) inputs left out of their mean."""
     questions = metrics.nanmean(_members("holistic_questions", values))
     return {
         "emotion_pillar": metrics.nanmean(_members("emotion", values)),

@@ -1,12 +1,7 @@
-"""Draft judging as a model-graded scorer: re-judge the stored drafts of an existing log.
-
-`inspect score LOG --scorer attunebench_inspect/draft_rejudge -S judge=<model>`: the drafts are
-never regenerated, only judged again, by any Inspect model, through the walk's own judge call
-(solve/_judges.py).
-The scores keep their own names (`rejudge_draft_judge`, ...) beside the original judge's. A judge
-that keeps failing stops the re-judge in one line before anything is written: `inspect score`
-writes the log only once every sample is scored, so the log stays as it was.
-"""
+"""Draft judging as a model-graded scorer: re-judge the stored drafts of an existing log
+(`inspect score ... draft_rejudge`, README.md), never regenerated, through the walk's own judge
+call (solve/_judges.py). A judge that keeps failing stops the re-judge in one line before anything
+is written: `inspect score` writes the log only once every sample is scored."""
 
 from __future__ import annotations
 

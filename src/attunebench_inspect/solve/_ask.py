@@ -26,8 +26,7 @@ async def ask(
     context: dict[str, object] | None = None,
     role: str | None = None,
 ) -> CallRecord:
-    """One call with at most one repair round; returns the outcome as a record. A reply that
-    cannot be read is recorded as a parse failure with its reason, never raised."""
+    """One call with at most one repair round; its outcome as a record, a bad reply never raised."""
     config = policy.config(schema.response_schema if schema else None)
 
     def parse(output: ModelOutput) -> Parsed:

@@ -1,5 +1,4 @@
-"""What each call leaves behind: the parsed prediction, its status and, for an answer that could
-not be read as is, what the model wrote."""
+"""What each call leaves: its parsed prediction, its status, and what an unreadable answer said."""
 
 from __future__ import annotations
 

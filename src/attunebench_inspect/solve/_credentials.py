@@ -1,8 +1,6 @@
-"""A model base URL that carries credentials (`http://user:pass@host`): Inspect writes the base URL
-into the log header as given, where anyone the log is shared with reads it, and the suite does
-not write that header. Where the task is made inside its eval (the CLI, `eval()` of a task by
-name) the run stops before the header is written (`credentials_problem`); a task made before its
-eval can only warn as the run starts (`warn_credentials`)."""
+"""A model base URL that carries credentials (`http://user:pass@host`), which Inspect would write
+into the log header as given: a task made inside its eval stops the run before the header is
+written (`credentials_problem`), one made before its eval warns as the run starts."""
 
 from __future__ import annotations
 

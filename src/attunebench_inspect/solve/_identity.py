@@ -1,5 +1,4 @@
-"""Self-judging: whether a judge is the evaluated model, or of its family from the same maker,
-read from Inspect model names alone."""
+"""Self-judging: is a judge the evaluated model, or of its family, by Inspect model names alone?"""
 
 from __future__ import annotations
 
@@ -88,8 +87,7 @@ def model_identity(name: str) -> ModelIdentity:
       (Panickssery et al. 2024);
     - a fine-tune (`ft:gpt-4o-mini-2024-07-18:org::id`, `davinci:ft-org-2023-01-01`) keeps its
       whole name as its model (it is not its base) and takes its family from its base
-      (`base`): a fine-tune of gpt-4o-mini is of the gpt family.
-    """
+      (`base`): a fine-tune of gpt-4o-mini is of the gpt family."""
     segments = name.lower().split("/")
     provider, route, last = segments[0], segments[1:-1], segments[-1]
     bedrock = _BEDROCK_PREFIX.match(last)
@@ -122,22 +120,10 @@ def _stripped(model: str) -> str:
 
 
 def self_judge(evaluated: str, judge: str) -> SelfJudge | None:
-    """Whether `judge` is the evaluated model ("same model") or of its family from the same
-    maker ("same family"), else None. Self-preference of LLM judges: Zheng et al. 2023
-    (self-enhancement bias), Panickssery et al. 2024 ("LLM evaluators recognize and favor their
-    own generations").
-
-    Same model: the same model id after routes, maker prefixes and snapshot suffixes are
-    stripped (`model_identity`), and makers that agree or are unknown:
-    openai/gpt-4o vs openai/gpt-4o-2024-08-06, openrouter/openai/gpt-4o vs openai/gpt-4o,
-    vertex/claude-3-5-sonnet@20240620 vs anthropic/claude-3-5-sonnet-20240620.
-    Same family: the same family and makers that agree or are unknown:
-    anthropic/claude-opus-4-6 vs anthropic/claude-opus-4-7 or anthropic/claude-sonnet-4-5,
-    openai/gpt-4o vs openai/gpt-4o-mini, google/gemini-2.5-pro vs openrouter/google/gemini-2.0-
-    flash, a fine-tune and its base (openai/ft:gpt-4o-mini-2024-07-18:org::id vs
-    openai/gpt-4o-mini). Not related: openai/gpt-4o vs openai/o3 (families gpt and o),
-    openai/gpt-4o vs anthropic/claude-opus-4-6, a family of the same name from two known makers.
-    """
+    """Whether `judge` is the evaluated model ("same model": the same model id of
+    `model_identity`) or of its family ("same family"), makers agreeing or unknown; else None.
+    A family of the same name from two known makers is not related. Examples: docs/stability.md,
+    'Do the judges agree? (judge panel)'."""
     a, b = model_identity(evaluated), model_identity(judge)
     if a.maker is not None and b.maker is not None and a.maker != b.maker:
         return None

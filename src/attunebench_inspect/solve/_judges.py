@@ -1,15 +1,7 @@
 """The judge: its call on a draft (`judge_draft`, which the walk makes and a later re-judging
-scorer makes again, score/_rejudge.py), the panel's model roles, and the self-judging line.
-
-A panel is any number of judges bound to the model roles `judge`, `judge_2`, `judge_3`, ... (one
-model each, numbered from 2 without gaps): every draft is judged by each, in that order, and the
-order breaks ties in the panel's answers (score/_panel.py). Without `judge` no
-draft is judged, never by the model under test (`get_model(role=...)` would fall back to it).
-
-A judge that is the evaluated model, or of its family from the same maker (`_identity.py`), is
-said in one line at the start of the run and recorded in the task metadata, unless the task
-parameter `allow_self_judge` says it is meant.
-"""
+scorer makes again, score/_rejudge.py), the panel's model roles (`judge`, `judge_2`, ...) and
+the self-judging line (both: docs/stability.md, 'Running for stability'). Without `judge` no
+draft is judged, never by the model under test (`get_model(role=...)` would fall back to it)."""
 
 from __future__ import annotations
 
@@ -45,8 +37,7 @@ _NUMBERED = re.compile(r"judge_([1-9][0-9]*)")
 
 
 def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
-    """The judge roles among bound model roles, in panel order. A role named like a judge's
-    (`judge...`) outside the pattern, or a panel with a gap, is one located line."""
+    """The judge roles among bound model roles, in panel order; a misnamed role or gap: one line."""
     numbers = set()
     for role in roles:
         # `Judge` or `JUDGE` would bind no judge without a word: role names are case-sensitive.
@@ -74,14 +65,12 @@ def panel_roles(roles: Collection[str]) -> tuple[str, ...]:
 
 
 def judge_bound() -> bool:
-    """Whether the role `judge` is bound: without it no draft is judged, never by the model
-    under test."""
+    """Whether the role `judge` is bound: without it no draft is judged."""
     return JUDGE_ROLE in model_roles()
 
 
 def checked_panel(roles: Mapping[str, Model | list[Model]]) -> tuple[str, ...]:
-    """The judge panel's roles among the bound model roles (`model_roles()`), in panel order;
-    each must name one model."""
+    """The judge panel's roles among `model_roles()`, in panel order; each must name one model."""
     panel = panel_roles(roles)
     for role in panel:
         if isinstance(roles[role], list):
@@ -99,10 +88,9 @@ def made_in_eval() -> bool:
 
 def panel_at_creation(allowed: bool) -> dict[str, object]:
     """The judge panel and its self-judging, for the task metadata, where the task is made
-    inside its eval (the CLI, `eval()` of a task by name or function), before any sample runs:
-    the roles checked (one line each), the self-judging line said. Empty where the task is made
-    before its eval (`eval(attunebench(), model_roles=...)`): its solver checks and says them
-    when the first sample starts, and the report reads the roles from the log header."""
+    inside its eval (the roles checked, the self-judging line said); empty where it is made
+    before its eval (`eval(attunebench(), model_roles=...)`), whose solver does both as the
+    first sample starts."""
     model = active_model()
     if model is None:
         return {}
@@ -121,8 +109,7 @@ def _models(bound: Model | list[Model]) -> list[Model]:
 
 
 def self_judging(model: str, judges: Mapping[str, str]) -> dict[str, SelfJudge]:
-    """model role -> how the judge relates to the evaluated model, for the judges that are it
-    or of its family from the same maker."""
+    """model role -> how that judge relates to the evaluated model: the same model or family."""
     found = {role: self_judge(model, judge) for role, judge in judges.items()}
     return {role: relation for role, relation in found.items() if relation is not None}
 
@@ -140,9 +127,8 @@ def say_self_judging(
     model: str, judges: Mapping[str, str], allowed: bool, *, said: set[str] | None = None
 ) -> dict[str, SelfJudge]:
     """Self-judging in this run, in one line: printed when the task is made (before Inspect's
-    display starts, so the line stays one line), or else logged by the solver once per run (a
-    task made before its eval, as in `eval(task, model_roles=...)`; `said`: the solver's, made
-    with its task, holds the lines already logged)."""
+    display starts, so the line stays one line), or else logged by the solver once per run
+    (`said`: the lines already logged)."""
     related = self_judging(model, judges)
     line = self_judge_line(model, judges, related) if related and not allowed else None
     if line is not None and (said is None or line not in said):

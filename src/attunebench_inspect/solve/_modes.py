@@ -1,9 +1,5 @@
-"""The four evaluation modes: their names and what each switches on, declared once.
-
-Everything else derives from `SPECS`: the mode tasks (`attunebench.py` makes one per entry and
-checks it at import), the `mode` parameter's choices, the answer files' JSON Schema, the
-estimate's `--mode` choices and the report's order of modes.
-"""
+"""The four evaluation modes: their names and what each switches on, declared once in `SPECS`,
+from which everything else derives (ARCHITECTURE.md, 'Adding a mode')."""
 
 from __future__ import annotations
 
@@ -19,8 +15,7 @@ class ModeSpec:
     verbose: bool
     """Every structured answer carries its reasoning."""
     omniscient: bool
-    """The participant's profile, pre-conversation PANAS and topic attitude are in the context
-    from turn 1."""
+    """The participant's profile, pre-conversation PANAS and topic attitude, from turn 1."""
     gives: str
     """What the evaluated model gets, as the README's task table says it."""
 

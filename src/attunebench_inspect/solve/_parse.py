@@ -1,8 +1,5 @@
-"""Turning a model's text into a validated answer, or a one-line reason why not.
-
-Parsing never raises, whatever the reply: a bad answer is a data point (a parse failure, scored as
-wrong and counted), not a crash of the run.
-"""
+"""Turning a model's text into a validated answer, or a one-line reason why not: never raises,
+whatever the reply (ARCHITECTURE.md, 'The rules that make it a benchmark')."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
-"""The contract between the solver and the scorers: what the walk predicted, typed.
-
-The solver stores each call's validated answer in its record (`CallRecord.prediction`, in the
-shape of the call's schema, `_schemas.py`); the scorers read them only as these records, built by
-`Walk` from a conversation's call records (`store.read_walk` reads them from the sample's
-store). A new prediction field is one field here and one line in its `from_answer`, and the type
-checker follows it to every reader.
-
-None stands for a call whose answer could not be used (a parse failure, scored as wrong): the
-whole turn's view of that call is None, never a partial answer.
-"""
+"""The contract between the solver and the scorers: what the walk predicted, typed, built by
+`Walk` from a conversation's call records (`CallRecord.prediction`, in the shape of the call's
+schema). A new prediction field: ARCHITECTURE.md, 'Adding a metric'. None stands for a call whose
+answer could not be used (a parse failure, scored as wrong): the whole turn's view of that call
+is None, never a partial answer."""
 
 from __future__ import annotations
 
@@ -20,11 +14,9 @@ from ..data._schema import ResponseSource
 from ._call_record import CallRecord, CallType
 
 Records = Mapping[tuple[CallType, int | None], CallRecord]
-"""The evaluated model's call records by (call, turn); the post-conversation call's turn is
-None."""
+"""The evaluated model's call records by (call, turn: None for the post-conversation call)."""
 Judgements = Mapping[tuple[str, int], CallRecord]
-"""The judges' call records by (model role, turn): one per judge of the panel and judged
-draft."""
+"""The judges' call records by (model role, turn): one per judge and judged draft."""
 
 
 @dataclass(frozen=True)
@@ -132,8 +124,7 @@ def pairwise_winners(
 
 @dataclass(frozen=True)
 class Walk:
-    """One conversation's walk: the judges it ran with, its call records and its judgements,
-    read as typed predictions."""
+    """One conversation's walk (its judges, call records and judgements) as typed predictions."""
 
     judges: Mapping[str, str]
     """model role -> model, in panel order (`judge`, `judge_2`, ...); empty: no judge."""

@@ -1,13 +1,8 @@
-"""Every prompt of the protocol, one template per call type, mode variations explicit.
-
-Layout for provider prompt caches (docs/cost-and-scale.md): every analysis call of a conversation
-is the same system text, then the conversation as one content block per message (the topic, then
-each participant message and each reply, in order), then what is particular to the call. The
-blocks of a call are a prefix of the blocks of every later call of the conversation, byte for
-byte, so a provider can serve them from its cache; the call's own text (question, candidate
-replies, answer shape) comes last. Every text from the data set that enters a prompt goes through
-`quote`, so no field can close a quoted block and speak as instructions.
-"""
+"""Every prompt of the protocol, one template per call type, mode variations explicit. Every
+analysis call is the same system text, then the conversation as one content block per message,
+then the call's own text, so that each call's blocks are a byte-identical prefix of every later
+call's (ARCHITECTURE.md, 'Requests and the bill'). Every text from the data set goes through
+`quote`, so no field can close a quoted block and speak as instructions."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""What the suite does differently per provider, in one place: whether a call's response schema
-goes with it (`answer_format`), the prompt cache key a conversation's calls carry, and where a
-call marks the end of the prefix it shares (cache breakpoints, which Inspect sends to the
-providers that take them).
-
-The prompts are the same whatever is chosen here (every prompt states the answer's shape), so a
-rule changes what a provider is asked to enforce and what its cache can serve, not what the model
-reads. The estimate bills by these rules (`tools/estimate/`, whose cache models are the
-providers' documented caches); nothing else restates them.
-"""
+"""What the suite does differently per provider, in one place (nothing else restates it): whether
+a call's response schema goes with it (`answer_format`), the prompt cache key a conversation's
+calls carry, and the cache breakpoints. A rule changes what a provider enforces and what its cache
+can serve, never the prompt (docs/cost-and-scale.md, 'Requests a prompt cache can serve')."""
 
 from __future__ import annotations
 
@@ -37,16 +31,12 @@ prompt states is validated and repaired as any answer is. `auto`: per provider."
 
 SCHEMA_IN_CACHE_KEY = frozenset({"openai", "anthropic", "azureai", "bedrock", "openrouter"})
 """Providers that serve OpenAI's or Anthropic's models, whose prompt caches key on the response
-schema (OpenAI places it before the system message; Anthropic's structured outputs change the
-prompt): a schema per call would make every call of a turn a cache miss, so `auto` states the
-shape in the prompt there. Everywhere else (vLLM, sglang, llama-server, ollama, our baselines)
-the schema is compiled into a grammar outside the prompt and `auto` sends it."""
+schema: `auto` states the shape in the prompt there, and sends the schema everywhere else
+(docs/cost-and-scale.md, 'An answer shape that does not break the key')."""
 
 PER_CONVERSATION_CACHE_KEY = frozenset({"openai"})
-"""Providers whose cache routing takes a `prompt_cache_key`: OpenAI routes a request by a hash
-of its first tokens, the same static system text for every call of a run, and spreads a prefix
-past about 15 requests a minute over other machines; a key per conversation keeps a
-conversation's calls together."""
+"""Providers whose cache routing takes a `prompt_cache_key`: a key per conversation keeps its
+calls together (docs/cost-and-scale.md, 'A cache key per conversation on OpenAI')."""
 
 
 def provider_of(model: Model) -> str:
@@ -88,8 +78,7 @@ def sends_schema(provider: str, answer_format: AnswerFormat) -> bool:
 
 
 def schema_in_cache_key(provider: str, answer_format: AnswerFormat) -> bool:
-    """Whether the response schema enters `provider`'s prompt cache key: every call of a turn
-    then opens differently for the cache."""
+    """Whether the response schema enters `provider`'s prompt cache key (each call then differs)."""
     return sends_schema(provider, answer_format) and provider in SCHEMA_IN_CACHE_KEY
 
 
@@ -129,8 +118,7 @@ def breakpoints(call: CallType, shared: int) -> tuple[int, ...]:
 
 
 def blocks(texts: Sequence[str], marks: Sequence[int] = ()) -> list[ContentText]:
-    """Texts as content blocks, a cache breakpoint after each block numbered (from 1) in
-    `marks`."""
+    """Texts as content blocks, a cache breakpoint after each block numbered (from 1) in `marks`."""
     return [
         ContentText(text=text, cache_breakpoint=True if n in marks else None)
         for n, text in enumerate(texts, start=1)

@@ -1,9 +1,6 @@
 """In what order a conversation's calls are sent: the one dependency rule (`after`) that the
-solver waits by and the estimate models a run by.
-
-The order changes no prompt, so scores do not depend on it; it decides what a provider's prompt
-cache can serve (docs/cost-and-scale.md).
-"""
+solver waits by and the estimate models a run by. The order changes no prompt, so scores do not
+depend on it."""
 
 from __future__ import annotations
 
@@ -16,11 +13,9 @@ from ._provider_rules import PREFIX_WRITER, resolved_config
 
 Schedule = Literal["auto", "prefix_first", "all_at_once"]
 SCHEDULES: tuple[Schedule, ...] = get_args(Schedule)
-"""`prefix_first`: within a conversation, the call that writes each shared prefix to a
-provider's cache goes first and the calls that read it once it is done; conversations run side
-by side. `all_at_once`: every call of a conversation at once. `auto`: all_at_once under a batch
-API (a batch is answered as a whole, so waiting would cost a batch round per turn),
-prefix_first otherwise."""
+"""`prefix_first`: the call that writes each shared prefix to a provider's cache goes first.
+`all_at_once`: every call of a conversation at once. `auto`: all_at_once under a batch API,
+prefix_first otherwise (docs/cost-and-scale.md, 'The writer first')."""
 
 
 def resolve_schedule(schedule: Schedule, model: Model) -> Schedule:
@@ -34,13 +29,8 @@ CallKey = tuple[CallType, int | None]
 
 
 def after(call: CallType, turn: int | None, turns: int, schedule: Schedule) -> tuple[CallKey, ...]:
-    """The calls whose end `call` waits for. Under `prefix_first`: turn n's HP-facing binary
-    call (the turn's prefix writer: its blocks reach the turn's reply) waits for turn n-1's;
-    the turn's other analysis calls, and the post-conversation call after the last turn, wait
-    for it; each draft waits for the one before (its chat is that draft's prefix) and each
-    judgement for its draft and the judgement before. Under `all_at_once` a judgement waits for
-    its draft only (it judges it). The solver waits by this, and the estimate models the order
-    of a run by it."""
+    """The calls whose end `call` waits for: under `prefix_first` as docs/cost-and-scale.md, 'The
+    writer first', says; under `all_at_once` a judgement waits for its draft only."""
     previous = (turn or 1) - 1
     if call == "judge":
         chain: tuple[CallKey, ...] = (("judge", previous),) if previous else ()

@@ -4,8 +4,7 @@ Each schema is a pydantic model (validation of what the model answers); from it 
 schema sent as `response_schema` where answers are enforced by the server, and the answer's shape
 as every prompt states it (`shape_of`). There are no arrays: Inspect's JSONSchema drops maxItems
 and grammar-constrained local models fill unbounded arrays until max_tokens, so sets are objects
-keyed by option and every scale is an enum (grammar converters ignore numeric min/max).
-"""
+keyed by option and every scale is an enum (grammar converters ignore numeric min/max)."""
 
 from __future__ import annotations
 

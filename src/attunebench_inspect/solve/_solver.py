@@ -1,26 +1,9 @@
-"""The per-turn protocol as one Inspect solver.
-
-The protocol never feeds predictions back, so any call may run beside any other; what orders
-them is the bill. Every analysis call of a conversation opens with the same blocks (`_prompts.py`),
-and under the `prefix_first` schedule the call that writes each shared prefix to a provider's
-cache goes first: turn n's HP-facing binary call (its transcript reaches turn n's reply, the
-longest prefix of the turn) after turn n-1's, and the turn's other analysis calls once it is
-done; the post-conversation call after the last turn's. Drafts form a chain of their own (each
-draft's chat is a prefix of the next), and so do the judge's calls. Conversations run side by
-side for throughput. Under `all_at_once` every call of a conversation starts at once.
-
-Each call's parsed prediction and status (and what the model wrote, where it could not be read
-as is) go to the store; the scorers read only that. Records are written to the store when the
-walk ends, not as each call returns: Inspect copies and diffs the whole store at the start and
-end of every span, so writes during concurrent turn spans cost time quadratic in the record
-count and log every record once per open span.
-
-Each turn is one span (and the post-conversation call another), so the transcript reads turn by
-turn; the calls inside a turn run in a plain task group rather than Inspect's `collect`, which
-would open a span of its own around every call: two more events and two store snapshots per call
-(64 conversations, 1,316 calls: 7,248 transcript events that way, 3,990 now, where a plain replay
-of the same requests through `collect` logs 4,524).
-"""
+"""The per-turn protocol as one Inspect solver. The protocol never feeds predictions back, so
+any call may run beside any other; the schedule (`_schedule.py`) orders a conversation's calls
+for the providers' prompt caches (docs/cost-and-scale.md, 'Requests a prompt cache can serve').
+Each call's parsed prediction and status go to the store, which is all the scorers read. Each
+turn is one span, its calls in a plain task group, and the records reach the store when the walk
+ends (why both: docs/performance.md, 'One span per turn' and 'Records reach the store')."""
 
 from __future__ import annotations
 
@@ -99,14 +82,9 @@ def pairwise_labels(
     seed: int, conversation_id: str, turn: int, epoch: int = 1
 ) -> dict[str, ResponseSource]:
     """Neutral label -> source, in a seeded order per conversation and turn that the epochs
-    walk through evenly. Epoch 1's order is the seeded shuffle of task version 3-A, which had
-    one order for every epoch, so epoch 1 shows what it showed. Epochs 1-6 then show each of
-    the six orders of three replies once, and epoch k > 6 repeats epoch k - 6: epoch 2 reverses
-    epoch 1, epoch 3 rotates it (by one place or two, seeded), epoch 4 reverses epoch 3, epoch 5
-    is the other rotation and epoch 6 its reverse. So every two epochs (1-2, 3-4, 5-6) show every
-    pair of replies both ways round (a model that picks by position cannot pick the same reply
-    twice, and position consistency gets a swap from every comparison), and every three put
-    each reply once in each position."""
+    walk through evenly: epoch 1 the seeded shuffle of task version 3-A, epochs 1-6 each of the
+    six orders once, epoch k > 6 as epoch k - 6 (the walk and why: docs/stability.md, 'Another
+    order in every epoch, every order in six')."""
     order = list(SOURCES)
     seeded = f"{seed}/{conversation_id}/{turn}"
     random.Random(seeded).shuffle(order)
@@ -133,8 +111,7 @@ class LabelledComparison:
 
 @dataclass(frozen=True)
 class PairwiseView:
-    """What the pairwise call shows: the three replies under neutral labels and the
-    participant's comparisons between labels (the human-baseline page shows the same)."""
+    """What the pairwise call (and the human page) shows: the replies, labelled, and comparisons."""
 
     labels: dict[str, ResponseSource]
     replies: list[tuple[str, str]]

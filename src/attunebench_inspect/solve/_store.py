@@ -1,9 +1,5 @@
-"""What the walk of a conversation leaves in the sample's Inspect store: one typed home.
-
-The solver writes it once, when the conversation's calls are done; the scorers, the rejudge
-scorer and the sample summary read it only through `read_walk`, as typed predictions
-(`_predictions.py`).
-"""
+"""What the walk of a conversation leaves in the sample's Inspect store: one typed home, written
+once when the conversation's calls are done, read only through `read_walk`."""
 
 from __future__ import annotations
 
@@ -14,8 +10,7 @@ from ._call_record import CallRecord
 from ._predictions import Walk
 
 JUDGE_ROLE = "judge"
-"""The first judge's model role; further judges of a panel are `judge_2`, `judge_3`, ...
-(`solve/_judges.py`)."""
+"""The first judge's model role; further judges of a panel are `judge_2`, `judge_3`, ..."""
 
 
 class WalkStore(StoreModel):

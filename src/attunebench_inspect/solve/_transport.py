@@ -1,15 +1,9 @@
-"""A provider's reply that ends a sample, said in one line.
-
-A reply cut off mid-body, an empty 200, an HTML page where JSON belongs or a 200 whose body is an
-error object fails inside the provider's client (a JSON decoding error, a protocol error, a
-completion without its fields), after Inspect's own retries where the client retries; a provider
-that keeps answering an HTTP error (a judge's provider down) fails when Inspect's retries give
-up, and so does one that stops answering, once each attempt has run out of its
-`attempt_timeout` (or, streaming, its `stream_idle_timeout`). The sample ends in error and is not
-scored; the rest of the run goes on (the tasks set `continue_on_fail`), and `inspect eval-retry`
-runs the sample again. What the suite owns is the line the terminal and the log show: which
-call, to which model, what came back, what to do.
-"""
+"""A provider's reply that ends a sample, said in one line (README.md, 'Parameters'). A reply that
+cannot be read fails inside the provider's client (a JSON decoding error, a protocol error, a
+completion without its fields), after Inspect's own retries; an HTTP error fails when those retries
+give up, and no reply when each attempt has run out of its `attempt_timeout` (or
+`stream_idle_timeout`). What the suite owns is the line the terminal and the log show: which call,
+to which model, what came back, what to do."""
 
 from __future__ import annotations
 
@@ -94,8 +88,7 @@ _CLIENTS = ("inspect_ai/model", *_SDKS)
 """Where a provider's client reads a reply: Inspect's model layer and the providers' SDKs (a path
 part of the frame that raised)."""
 _READING = (TypeError, AttributeError, KeyError)
-"""How a client fails on a 200 whose body is not a completion (`{"error": ...}`: no choices to
-iterate)."""
+"""How a client fails on a 200 whose body is not a completion (`{"error": ...}`: no choices)."""
 
 
 def _raised_in_client(error: BaseException) -> bool:

@@ -1,11 +1,7 @@
 """Answer files: one annotator's answers to the protocol's calls, per conversation and turn, each
-in the shape of its call's response schema (`solve/_schemas.py`).
-
-A file is checked against `answers.schema.json` (its published format) and then against the data
-it is imported with; every problem is one line. Nothing below `conversations` is required: a
-missing or incomplete answer is not a problem of the file but a parse failure of its call, found
-by the solver's own parser, as an unusable model reply is.
-"""
+in the shape of its call's response schema. A file is checked against `answers.schema.json`, then
+against the data it is imported with; every problem is one line. Nothing below `conversations` is
+required: a missing answer is a parse failure of its call, as an unusable model reply is."""
 
 from __future__ import annotations
 
@@ -136,8 +132,7 @@ def _finding(source: str, finding: jsonfile.Finding) -> str:
 
 
 def read_answers(path: str | Path) -> Answers:
-    """Read and check one answer file against the published schema; `AnswersError` lists every
-    problem, one line each (file, where, found, expected)."""
+    """Read one answer file, checked against its schema; `AnswersError` lists every problem."""
     source = str(path)
     try:
         document = jsonfile.loads(read_capped(path, MAX_ANSWERS_BYTES).decode("utf-8-sig"))
@@ -177,9 +172,8 @@ def version_number(version: str) -> str:
 
 def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
     """Whether the file answers other questions than this suite and codebook ask: another
-    codebook, or a page of another task version number (the letter marks interface changes
-    only; a file without a task version is refused by the schema: every file written before the
-    field existed, at 3-A or earlier, is of another number)."""
+    codebook, or a page of another task version number (docs/third-party.md, 'The task
+    version')."""
     source = answers.path
     problems = []
     if answers.codebook_sha256 not in (None, codebook.sha256):
@@ -202,8 +196,7 @@ def asked_otherwise(answers: Answers, codebook: Codebook) -> list[str]:
 def problems_with_data(
     answers: Answers, conversations: Mapping[str, VisibleConversation], codebook: Codebook
 ) -> list[str]:
-    """What makes a well-formed file unusable with this data and codebook: conversations or turns
-    it does not have, or answers given to another codebook's questions."""
+    """Why a well-formed file is unusable here: absent turns or conversations, another codebook."""
     source = answers.path
     problems = asked_otherwise(answers, codebook)
     if not answers.conversations:

@@ -1,5 +1,4 @@
-"""Humans beside models: each replayed answer file's run beside each model run of its mode, on
-the conversations both answered (a person answers a few)."""
+"""Humans beside models: each replayed answer file's run beside each model run of its mode."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""`attunebench human export`: the protocol's questions for a person, as one offline HTML page.
-
-The page is built from `VisibleConversation` alone (what a model sees in default mode) and the
-codebook: the question texts are the ones the prompts use, the pairwise replies carry the
-solver's neutral labels in its seeded order. The page keeps progress in the browser and saves an
-answer file (`answers.schema.json`) that `attunebench human import` replays.
-"""
+"""`attunebench human export`: the protocol's questions for a person, as one offline HTML page,
+built from `VisibleConversation` alone and the codebook (docs/human-baseline.md, 'The page')."""
 
 from __future__ import annotations
 
@@ -37,8 +32,7 @@ DEFAULT = mode_spec(PRIMARY)
 def choose(
     ids: Sequence[str], wanted: Sequence[str] | None, sample: int | None, seed: int
 ) -> list[str]:
-    """The conversations of a page: `wanted` in that order, or `sample` of them drawn with
-    `seed` (in data order)."""
+    """A page's conversations: `wanted` in that order, or `sample` of them drawn with `seed`."""
     if wanted:
         unknown = [i for i in wanted if i not in ids]
         if unknown:

@@ -1,10 +1,6 @@
-"""`attunebench human import`: answer files in, ordinary Inspect logs out, one per annotator.
-
-Each file is checked (against `answers.schema.json`, then the data), then replayed: the task of
-its mode runs on the conversations it answers, with the model `human/<annotator>`, so the
-solver, the parser, the repair round and the scorers are the very ones of a model run. A missing
-or incomplete answer is a parse failure of its call, counted in the log and listed here.
-"""
+"""`attunebench human import`: answer files in, ordinary Inspect logs out, one per annotator: each
+file checked, then replayed through the task of its mode with the model `human/<annotator>`
+(docs/human-baseline.md, 'The import')."""
 
 from __future__ import annotations
 
@@ -117,8 +113,7 @@ def check_files(
     log_dir: str,
     supersede: bool = False,
 ) -> tuple[list[Answers], list[str], LoadResult]:
-    """Every file read and checked against the data and the logs already in `log_dir`; the
-    problems of all of them, one line each; the data as loaded."""
+    """Every file checked against the data and `log_dir`'s logs: every problem, and the data."""
     book = load_codebook(source.codebook)
     loaded = load_conversations(
         source.conversations, book, hint=f"check it with `{source.validate_command()}`"
@@ -173,11 +168,9 @@ def default_log_dir() -> str:
 
 
 def replay(answers: Answers, source: DataSource, log_dir: str) -> Imported:
-    """One answer file through the task of its mode, on the conversations it answers.
-
-    The log is written into a staging folder beside its destination and moved in when whole: a
-    full disk or a failed write leaves no partial log among the runs a report reads. (A remote
-    log folder is written to directly: an object store's upload is whole or absent.)"""
+    """One answer file through the task of its mode, on the conversations it answers; the log
+    written into a staging folder and moved in when whole (a remote log folder directly: an
+    object store's upload is whole or absent)."""
     data = source.given if source.bundled else str(Path(source.given).resolve())
     book = None if source.codebook_given is None else str(Path(source.codebook_given).resolve())
     # The registered task of its mode, by name: logged under the same task as a model run.

@@ -1,13 +1,8 @@
 """The replay model `human/<annotator>` (`-M answers=FILE -M data=PATH [-M codebook=FILE]`):
 answers every call of the protocol from an answer file, so a person's answers go through the
-same solver, parser and scorers as a model's.
-
-It reads only what a model reads: the call from its response schema's name (`call_of`), and the
-conversation and turn from the messages, by matching the transcript exactly against the visible
-conversations of the data (`VisibleConversation`: no label, no sample metadata, no change to any
-prompt). An answer the file lacks is replied as an empty answer, which the solver records as a
-parse failure (after the same repair round a model gets).
-"""
+same solver, parser and scorers as a model's. It reads only what a model reads: the call from
+its response schema's name (`call_of`), the conversation and turn by matching the transcript
+exactly against the visible conversations (docs/human-baseline.md, 'The import')."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
 """Experimental: predict the participant's profile (demographics, diagnoses, computed scores,
-topic attitude) from the whole conversation, in one call (docs/profile.md).
-
-Its fields and their truth (`_fields.py`), the answer options (`_vocabulary.py`), the one call
-(`_solver.py`), the metrics (`_metrics.py`, pure) and their declarations (`_catalog.py`, its own
-`ProfileSpec`), the scorer and the task; in the report, its table of runs (`_table.py`), its
-analyses (`_analyses.py`) and its section (`_section.py`).
-"""
+topic attitude) from the whole conversation, in one call (docs/profile.md; its modules:
+ARCHITECTURE.md, 'instruments/profile/')."""
 
 from ...tools._instrument import Catalog, Instrument
 from ._analyses import profile_part

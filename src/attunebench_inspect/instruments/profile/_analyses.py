@@ -1,5 +1,4 @@
-"""The profile task's analyses over run tables: each metric with its bootstrap interval per run,
-diagnoses named vs reported, and the rank correlation with the main task across models."""
+"""The profile task's analyses: metrics per run, diagnoses named vs reported, capability split."""
 
 from __future__ import annotations
 
@@ -42,8 +41,7 @@ class ProfileRow:
     metrics: dict[str, Interval]
     """Every profile metric with a value, with its bootstrap interval over conversations."""
     unplaced: int
-    """The participants' labels the profile vocabulary could not place (those fields unscored),
-    over the run's conversations."""
+    """The participants' labels the vocabulary could not place (their fields unscored)."""
 
     @property
     def composite(self) -> Interval:
@@ -84,8 +82,7 @@ class DiagnosisInference:
     recall: float
     """Of the answers whose participant reported it, the share naming it."""
     answers: int
-    """Parsed answers, every epoch of every conversation (a parse failure names nothing and is
-    left out: it is no prediction)."""
+    """Parsed answers, every epoch of every conversation (a parse failure names nothing)."""
 
 
 def _inference(
@@ -117,8 +114,7 @@ def _reported(conversation: Conversation) -> set[str]:
 
 
 def diagnosis_inference(tables: Sequence[RunTable]) -> list[DiagnosisInference]:
-    """Per profile run and diagnosis: the base rate, how often it is named, and the precision and
-    recall of naming it; then the same for naming any diagnosis."""
+    """Per profile run and diagnosis (and any): base rate, how often named, precision and recall."""
     rows = []
     for table in tables:
         reported = {i: _reported(c) for i, c in table.conversations.items()}
@@ -196,8 +192,7 @@ class ProfilePart(Part):
 
 
 def profile_part(scope: Scope) -> Reported:
-    """The profile task's runs (cut by `--where`, as the main task's), their analyses and the
-    capability split across both tasks."""
+    """The profile task's runs (cut by `--where`), their analyses and the capability split."""
     tables = [scope.kept(profile_table(r)) for r in scope.runs if is_profile_run(r)]
     version = scope.main.task_version
     return Reported(

@@ -1,8 +1,4 @@
-"""The experimental profile task's metrics, declared once: its composite, its four parts and
-every field (`ProfileSpec`: the profile task's own, not the main task's `MetricSpec`).
-
-Pure declarations and arithmetic: nothing here calls Inspect.
-"""
+"""The experimental profile task's metrics (`ProfileSpec`, its own), declared once. Pure."""
 
 from __future__ import annotations
 
@@ -18,8 +14,7 @@ from ._fields import BY_FIELD, PROFILE_FIELDS, ProfileField
 from ._metrics import ProfileInputs
 
 ProfileGroup = Literal["headline", "part", "field", "operational"]
-"""The profile composite, its four parts, the fields, and its parse failures; the log header
-carries every group but the fields."""
+"""The profile composite, its parts, the fields, its parse failures (the header: all but fields)."""
 ProfilePart = Literal["demographics", "scores"]
 """The parts whose fields the catalog lists (a field's `pillar`)."""
 GROUP_TEXT: dict[ProfileGroup, str] = {
@@ -38,8 +33,7 @@ UNPLACED_ABOUT = (
 
 @dataclass(frozen=True)
 class ProfileSpec:
-    """A profile metric: what METRICS.md and the report say of it, and its value, a pure
-    function of the profile call's answer and the participant's profile."""
+    """A profile metric: what METRICS.md and the report say of it, and its pure function."""
 
     name: str
     label: str
@@ -55,8 +49,7 @@ class ProfileSpec:
 
     @property
     def chance(self) -> float | None:
-        """Measured on the bundled synthetic set for attunebench/random
-        (score/chance_levels.json)."""
+        """Measured on the bundled synthetic set for attunebench/random (chance_levels.json)."""
         return measured(self.name)[0]
 
     @property

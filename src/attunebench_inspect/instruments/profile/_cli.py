@@ -1,5 +1,4 @@
-"""What the profile task adds to `attunebench validate`: its vocabulary, and the profile labels a
-data set holds that the vocabulary cannot read."""
+"""What the profile task adds to `attunebench validate`: its vocabulary and the labels it reads."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The profile metrics' conformance cases (scorers/conformance/profile.json): a case's answer
-and the participant's profile, in the published shapes, computed by the metric's declaration."""
+"""The profile metrics' conformance cases (scorers/conformance/profile.json) and their values."""
 
 from __future__ import annotations
 

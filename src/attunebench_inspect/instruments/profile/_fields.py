@@ -1,11 +1,6 @@
-"""The profile task's data: the participant profile as the label, the conversation as the input.
-
-In the main task's omniscient modes the profile is context; here it is what the model predicts, so
-each conversation is split, as `data/_split.py` splits it for the main task, into a type with no
-profile field at all (`ProfileConversation`, the only thing the profile solver is handed) and the
-profile (`ProfileTruth`, read by the profile scorer only). The answer options of the categorical
-fields come from the profile vocabulary (`_vocabulary.py`), never from the data under test.
-"""
+"""The profile task's data: the participant profile as the label, the conversation as the input,
+split as `data/_split.py` splits the main task's: `ProfileConversation` (no profile field: the
+only thing the profile solver is handed) and `ProfileTruth` (read by the profile scorer only)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""The profile task's metrics as pure functions of the predicted and the reported profile.
-
-No Inspect here. As in `score/_metrics.py`, a `None` prediction is an answer that could not be
-parsed (scored as wrong) and NaN means not applicable: here, a field the participant's profile does
-not give, or gives in a label the vocabulary cannot place (the field is left out of its part's
-mean).
-"""
+"""The profile task's metrics as pure functions of the predicted and the reported profile. As in
+`score/_metrics.py`, a `None` prediction is an unparsed answer (scored as wrong) and NaN means not
+applicable: here, a field the profile does not give or gives in a label the vocabulary cannot
+place (left out of its part's mean)."""
 
 from __future__ import annotations
 
@@ -20,13 +17,11 @@ from ._vocabulary import Vocabulary
 
 @dataclass(frozen=True)
 class ProfileInputs:
-    """The profile call's parsed answer (None if it failed to parse) and the participant's
-    profile placed in the vocabulary, both flat under the published field names."""
+    """The profile call's answer (None: unparsed) and the placed profile, under published names."""
 
     prediction: Mapping[str, Any] | None
     truth: Mapping[str, Any]
-    """The participant's values, a vocabulary field's as its option (`Vocabulary.placed`): None
-    where not given or not placed."""
+    """The participant's values, placed in the vocabulary: None where not given or not placed."""
     orders: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """Per ordinal field, the vocabulary's options lowest first."""
     unplaced: Mapping[str, Sequence[str]] = field(default_factory=dict)
@@ -55,20 +50,17 @@ def choice_exact(pred: str | None, gold: str | None) -> float:
 
 
 def choice_ordinal(pred: str | None, gold: str | None, order: Sequence[str]) -> float:
-    """1 - |rank difference| / (ranks - 1) in the vocabulary's order; NaN where the participant
-    gave no value (or one the vocabulary could not place)."""
+    """1 - |rank difference| / (ranks - 1) in the vocabulary's order; NaN where not placed."""
     return metrics.NAN if gold is None else metrics.ordinal(pred, gold, order)
 
 
 def diagnoses_overlap(pred: Mapping[str, bool] | None, gold: Sequence[str] | None) -> float:
-    """Jaccard overlap of the diagnoses named and reported (none reported: the empty set, so none
-    named scores 1); NaN where a reported diagnosis could not be placed; parse failure = 0."""
+    """Jaccard overlap of the diagnoses named and reported (none of none: 1); parse failure = 0."""
     return metrics.NAN if gold is None else metrics.jaccard(metrics.selected(pred), gold)
 
 
 def background_overlap(pred: str | None, gold: Sequence[str]) -> float:
-    """The Q3 follow-up's fuzzy set overlap between the areas named in the model's own words
-    (split at semicolons) and the participant's entries; NaN where they gave none."""
+    """The Q3 follow-up's fuzzy overlap of the areas named and the participant's (NaN: none)."""
     return metrics.fuzzy_overlap(None if pred is None else text_match.entries(pred), gold)
 
 

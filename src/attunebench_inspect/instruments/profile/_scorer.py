@@ -1,8 +1,6 @@
-"""The profile task's scorer: every `profile` metric of the catalog for one conversation.
-
-`score_profile` is the pure assembly (the catalog computes each metric from `ProfileInputs`); the
-Inspect scorer only reads the stored call record and the profile from the sample.
-"""
+"""The profile task's scorer: `score_profile` is the pure assembly (the catalog computes each
+metric from `ProfileInputs`); the Inspect scorer only reads the stored call record and the
+profile from the sample."""
 
 from __future__ import annotations
 

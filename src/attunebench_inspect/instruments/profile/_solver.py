@@ -1,10 +1,6 @@
-"""The profile task's one call: the whole conversation in, the participant's profile out.
-
-The solver is handed a `ProfileConversation` (no profile field) and the option lists of the
-profile vocabulary (fixed, whatever the data: the same question for every conversation of every
-run), and asks once, with the main task's parse-and-repair `ask`; its record goes to the same store
-as the main task's calls.
-"""
+"""The profile task's one call: a `ProfileConversation` (no profile field) and the profile
+vocabulary's option lists in, the participant's profile out, asked once with the main task's
+parse-and-repair `ask`; its record goes to the same store as the main task's calls."""
 
 from __future__ import annotations
 

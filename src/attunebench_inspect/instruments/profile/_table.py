@@ -1,5 +1,4 @@
-"""A profile-task run as a `RunTable`: a row per conversation with its profile metrics, the
-participant's facts (so `--where` filters apply) and the diagnoses the model named."""
+"""A profile-task run as a `RunTable`: its metrics, the participant's facts, diagnoses named."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ PROFILE_TASK = "profile"
 NAMED = "named_diagnoses"
 """The fact holding, per scored epoch, the diagnoses the model named (None: a parse failure)."""
 PLACED = "reported_diagnoses"
-"""The fact holding the diagnoses the participant reported, as vocabulary options (absent from
-logs written before the profile vocabulary)."""
+"""The fact holding the diagnoses the participant reported, as options (absent from old logs)."""
 
 
 def is_profile_run(run: Run) -> bool:

@@ -1,12 +1,7 @@
-"""The profile task's answer options: a vocabulary fixed independently of the data under test.
-
-Every conversation of every run is offered the same options, read from the file shipped with the
-task (dataset/profile_vocabulary.json) or one the user passes (`-T vocabulary=FILE`), never from
-the conversations being run: options drawn from the data are the answer key's vocabulary (a run
-on one conversation would offer exactly its answers, and one participant's labels would reach
-every other participant's prompt). A participant's label is placed in the vocabulary for scoring
-(`FieldVocabulary.place`); a label that cannot be placed is counted and warned of, never offered.
-"""
+"""The profile task's answer options: a vocabulary fixed independently of the data under test
+(dataset/profile_vocabulary.json, or `-T vocabulary=FILE`), never drawn from the conversations
+being run (why: docs/profile.md, 'Options'). A participant's label is placed in it for scoring
+(`FieldVocabulary.place`); a label that cannot be placed is counted and warned of, never offered."""
 
 from __future__ import annotations
 
@@ -59,8 +54,7 @@ def _repeated(texts: Sequence[str]) -> list[str]:
 
 
 class FieldVocabulary(BaseModel):
-    """One field's options (in the order offered; an ordinal field's lowest first) and the other
-    labels a dataset may use for them (alias -> option)."""
+    """One field's options (offered in order; ordinal: lowest first) and its aliases (-> option)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -207,8 +201,7 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
 
 
 def vocabulary_warnings(loaded: LoadedConversation, vocabulary: Vocabulary) -> list[DataProblem]:
-    """A warning per profile label that is no option or alias of the vocabulary: scored as the
-    option it is close to, or, where there is none or more than one, not scored."""
+    """A warning per profile label no option or alias names: scored as its close option, or not."""
     truth = split_profile(loaded.conversation)[1].values()
     warnings = []
     for f in VOCABULARY_FIELDS:

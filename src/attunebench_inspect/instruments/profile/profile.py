@@ -37,8 +37,7 @@ def profile(
         vocabulary: the answer options of the profile fields, JSON shaped as the bundled
             dataset/profile_vocabulary.json (default: that file).
         skip_invalid: run without invalid conversations (listed in the task metadata) instead
-            of stopping with the list of problems.
-    """
+            of stopping with the list of problems."""
     with told():
         no_unknown(unknown, ("data", "codebook", "vocabulary", "skip_invalid"))
         check("vocabulary", vocabulary, (str, type(None)), "a path")

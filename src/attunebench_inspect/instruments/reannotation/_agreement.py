@@ -1,9 +1,8 @@
 """How well outsiders read the participants: each third party's labels scored against the
-participant's with the catalog's own metric functions (the outsider scored as a model) and, where
-a chance level exists, a chance-corrected kappa within items (`_kappa.py`), each with a
-percentile bootstrap interval over conversations; and whether the third parties carry any
-information about a task at all (`task_information`), the condition of the reviewer's test.
-Pure: no Inspect, no I/O."""
+participant's with the catalog's own metric functions and, where a chance level exists, a kappa
+within items (`_kappa.py`), each with a bootstrap interval over conversations; and whether the
+third parties carry any information about a task at all (`task_information`), the condition of
+the reviewer's test. Pure: no Inspect, no I/O."""
 
 from __future__ import annotations
 
@@ -93,12 +92,8 @@ def _binary_accuracy(view: Literal["observed", "preferred"]) -> Callable[..., fl
 
 def _pairwise_items(third: LabelSet, own: GroundTruth) -> list[Item]:
     """A comparison's category: whether the first source of its (sorted) pair won; its
-    stratum: the question, the pair, and which of the two the page showed earlier. Within a
-    stratum a rater who always picks the earlier-shown reply, or always the same source, is
-    constant (kappa 0), and one who copies the winners of the same question and pair from other
-    conversations (their base rate: PW5's alternate beats the original 30 to 1 in the bundled
-    set) agrees only by chance. The order the participant was shown is no stratum: the page
-    does not show it, so no rater can follow it."""
+    stratum: the question, the pair, and which of the two the page showed earlier (why:
+    docs/third-party.md, 'Agreement of third parties with the participants')."""
     result = []
     for a, o in zip(third.truth.turns, own.turns, strict=True):
         shown: list[str] = []
@@ -237,8 +232,7 @@ def _raw(f: Field, third: LabelSet, own: GroundTruth) -> float:
 
 
 def _tables(f: Field, groups: Sequence[Sequence[Compared]]) -> NDArray[np.float64]:
-    """(conversations, strata, L, L): each group's (a conversation's) items counted by stratum,
-    strata in sorted order."""
+    """(conversations, strata, L, L): each conversation's items counted by stratum, in order."""
     if f.items is None:
         return np.zeros((len(groups), 0, 0, 0))
     found = [[i for third, own in group for i in f.items(third, own)] for group in groups]
@@ -319,11 +313,9 @@ class TaskInformation:
     kappas: dict[str, Interval] = field(default_factory=dict)
     """Label field -> the consensus's kappa with the participants."""
     informative: bool = False
-    """Every field's interval lies above 0 (one-sided 97.5%) over 10 conversations or more, or
-    stated so (`stated`)."""
+    """Every field's interval above 0 (one-sided 97.5%) over 10 conversations or more; or stated."""
     stated: bool = False
-    """Informative by construction, not measured: a simulation whose annotators read the
-    participants (`_power.py`)."""
+    """Informative by construction: a simulation whose annotators read the participants."""
 
     def describe(self) -> str:
         return ", ".join(f"{name} kappa {k.show()}" for name, k in self.kappas.items())
@@ -344,8 +336,7 @@ def task_information(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> dict[str, TaskInformation]:
-    """Per task with labels, the consensus's kappa with the participants on each of its fields,
-    over the conversations of `consensus` (the reviewer's test's shared conversations)."""
+    """Per task with labels, the consensus's kappa per field over `consensus`'s conversations."""
     groups = [
         [(s, participants[s.conversation_id])]
         for s in sorted(consensus, key=lambda s: s.conversation_id)

@@ -1,5 +1,4 @@
-"""The re-annotation's figure: per mode, the rank correlation between the tasks under both label
-sets, and each model's task scores against self and third-party labels."""
+"""The re-annotation's figure per mode: the reviewer's test's matrices and the task scores."""
 
 from __future__ import annotations
 

@@ -1,25 +1,6 @@
-"""Several third parties' labels of one conversation -> one consensus label set.
-
-The rules (docs/third-party.md, "The consensus"), chosen so that one annotator's consensus is
-that annotator's labels and so that a split vote never invents a label:
-
-- **Categorical** (a binary judgement's yes/no/na, a pairwise winner, Q2): the most frequent value
-  (plurality). A tie between the most frequent values is no label: a binary judgement becomes
-  `na`, which the metrics exclude as they exclude a participant's own `na`; a comparison is left
-  out; Q2 is unlabelled (`q2_clarity` is not scored for the conversation).
-- **Ordinal** (PANAS items, Four-Branch ratings and mood-shift intensities on 1-7; Q3 by its rank
-  in the codebook's order, worst to best): the median (`statistics.median`: for an even count the
-  mean of the two middle values). Every value between the two middle ones minimises the summed
-  absolute error, which is what the metrics charge; a half-integer median is a tie between its two
-  neighbours, broken toward the middle of the scale (4 on 1-7; Q3: the middle rank, the lower of
-  two equally near).
-- **Multi-select** (mood-shift emotions, Q1 options, Q3 follow-up entries): an entry is in when a
-  strict majority of the annotators gave it; exactly half is a tie and leaves it out. An emotion
-  that is in gets the median intensity of those who tagged it. Follow-up entries in one's own
-  words count as the same entry when they match by the metric's own rule (`text_match`).
-
-Every tie is reported with what broke it.
-"""
+"""Several third parties' labels of one conversation -> one consensus label set, by the rules of
+docs/third-party.md, "The consensus": one annotator's consensus is that annotator's labels, and a
+split vote never invents a label. Every tie is reported with what broke it."""
 
 from __future__ import annotations
 
@@ -78,8 +59,7 @@ class _Vote:
         self.ties.append(Tie(self.cid, where, tuple(map(str, values)), outcome))
 
     def plurality(self, where: str, values: Sequence[str], outcome: str) -> str | None:
-        """The most frequent value; None (and a tie, settled as `outcome` says) when several
-        share the top count."""
+        """The most frequent value; None (a tie, settled as `outcome` says) where several share."""
         counts = Counter(values).most_common()
         top = [v for v, c in counts if c == counts[0][1]]
         if len(top) > 1:
@@ -163,8 +143,7 @@ def _follow_up(vote: _Vote, given: Sequence[Sequence[str]]) -> list[str]:
 
 
 def consensus(label_sets: Sequence[LabelSet], codebook: Codebook) -> Consensus:
-    """The consensus of several annotators' labels of one conversation (self-ratings excluded
-    by the caller: `ThirdParty.by_conversation`)."""
+    """The consensus of several annotators' labels of one conversation (self-ratings excluded)."""
     truths = [s.truth for s in label_sets]
     first = truths[0]
     vote = _Vote(label_sets[0].conversation_id, len(truths))

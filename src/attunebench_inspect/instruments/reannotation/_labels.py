@@ -1,19 +1,10 @@
 """Third-party labels: an answer file's answers to one conversation, read as the labels a
 participant gives, in the type the scorers read (`GroundTruth`), one label set per annotator.
 
-The human-baseline page asks an annotator the evaluated model's questions about a conversation they
-did not hold; their answers are an outsider's reading of it. Read as labels, they are a second
-ground truth, against which every model log can be scored again (`_rescore.py`).
-
 What each label is read from (`LABEL_SOURCES`), and what the page's answers cannot give
-(`NOT_COVERED_FIELDS`, `NOT_COVERED_METRICS`), is declared here once; docs/third-party.md prints it.
-
-This module never sees the participant's own labels: it is handed the visible part of each
-conversation (`VisibleConversation`, what the page showed) and, to find self-ratings, each
-conversation's participant ID. A conversation enters an annotator's labels only when the annotator
-answered all of it (every turn's pairwise and emotion steps, and the questionnaire): a file saved
-part-way leaves its unfinished conversations out, listed, never half-labelled.
-"""
+(`NOT_COVERED_FIELDS`, `NOT_COVERED_METRICS`), is declared here once; docs/third-party.md prints
+it. This module never sees the participant's own labels: it is handed each conversation's visible
+part and, to find self-ratings, its participant ID. Only a conversation answered whole enters."""
 
 from __future__ import annotations
 
@@ -95,8 +86,7 @@ NOT_COVERED_METRICS: dict[str, str] = {
     "holistic_pillar": "averages panas_baseline_adjusted",
     "composite": "weights the holistic pillar",
 }
-"""Metrics of `score_conversation` that third-party labels cannot give: removed from third-party
-values, never shown as if they were."""
+"""Metrics of `score_conversation` that third-party labels cannot give: removed, never shown."""
 
 SAME_UNDER_BOTH: tuple[str, ...] = (
     "draft_judge",
@@ -327,8 +317,7 @@ def _digest(said: object) -> str:
 
 @dataclass
 class _Files:
-    """The answer files read so far: each annotator counts once, however its files are named;
-    the same answers under two names are warned of."""
+    """The answer files read so far: one vote per annotator, whatever its files are named."""
 
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -339,11 +328,9 @@ class _Files:
 
     def admit(self, answers: Answers) -> Literal["new", "again", "conflict"]:
         """ "new": the file's labels enter; "again": the same annotator's same answers given
-        again (the same path twice, another path to the file, a copy) count once, with a note;
-        "conflict": another file of the same annotator, a problem (one file per annotator).
-        A new annotator whose answers are another's, word for word, enters with a warning: two
-        people answering every question alike is implausible, one person's answers under two
-        names would count twice (a consensus of one, every tie gone)."""
+        again count once, with a note; "conflict": another file of the same annotator. Another's
+        answers under a new name enter with a warning (why each: docs/third-party.md, 'One file
+        per annotator, one vote')."""
         said = _digest({"annotator": answers.annotator, "conversations": answers.conversations})
         first = self.first_of.setdefault(answers.annotator, (answers.path, said))
         if first == (answers.path, said) and answers.path not in self._read:
@@ -448,14 +435,9 @@ def load_third_party(
     """Every answer file's complete conversations as label sets.
 
     `visible`: conversation ID -> its visible part, for the conversations the labels can be used
-    for (the report: those its logs hold; a file's other conversations are left out, each with a
-    note); `participants`: conversation ID -> its participant ID
-    (`participant_profile.participant_id`); `identities`: annotator -> the participant ID they
-    had, where an annotator was also a participant (`read_identities`); `unselected`: conversations
-    the logs hold that a filter left out (left out here too, without a note). An annotator rating
-    their own conversation is marked and kept out of the consensus. An annotator counts once
-    however its files are named: the same file given twice, or a copy, is read once (a note).
-    """
+    for (a file's other conversations are left out, each with a note); `participants`:
+    conversation ID -> its participant ID; `identities`: annotator -> the participant ID they
+    had (`read_identities`); `unselected`: conversations a filter left out (without a note)."""
     labels: list[LabelSet] = []
     files = _Files()
     for path in paths:

@@ -1,25 +1,12 @@
 """How many models, conversations and annotators the reviewer's test needs: a simulation of its
 verdicts on per-conversation task values of known structure (docs/third-party.md, "How much data
-the test needs"). Run `python -m attunebench_inspect.instruments.reannotation._power` for the table.
+the test needs", which states the design and its assumptions). Run
+`python -m attunebench_inspect.instruments.reannotation._power` for the table.
 
-Each replication draws, for K models and four tasks, true mean task values under self labels that
-are independent across tasks (separability holds under self labels), and true values under
-third-party labels that either keep each task's ranking (`separable`: the third parties read what
-the participants read) or share one ranking across the three label tasks (`generic`: the models'
-scores against outsiders follow one generic reading). In both the annotators read the
-participants (their consensus gives the participants' reading with the reliability below), so the
-rule's information condition is met by construction (`TaskInformation(stated=True)`). The fourth
-task, judged response quality, reads no label and is the same under both. Per-conversation values
-add a conversation effect shared by every model (it does not move rankings) and model-specific
-noise; the third-party model gaps are shrunk by the consensus's reliability
-(`consensus_reliability`). Then `reviewers_test` reads each replication, and the rates of its
-verdicts are its power and false-positive rate.
-
-Defaults are set from the paper (seed 002): over 11 models, per-task means spread by about 0.03
-(e.g. Pairwise Accuracy 0.517-0.646, Binary HP 0.767-0.827); per-conversation noise of a model's
-task value about 0.08 (a conversation's Pairwise Accuracy averages about 60 comparisons: a binomial
-SD of 0.06, plus model-by-conversation variation). Both are assumptions, stated where used.
-"""
+Each replication draws true task values under self labels independent across tasks, and under
+third-party labels that keep each task's ranking (`separable`) or share one ranking across the
+three label tasks (`generic`); the information condition is met by construction
+(`TaskInformation(stated=True)`); `reviewers_test` reads each replication."""
 
 from __future__ import annotations
 

@@ -29,8 +29,7 @@ class ReannotationPart(Part):
 
 
 def reannotation_part(scope: Scope) -> Reported:
-    """The main task's runs scored again against the answer files' labels, on the conversations
-    the report reads (`--where` applies)."""
+    """The main task's runs scored again against the answer files' labels (`--where` applies)."""
     answers = scope.options.get("third_party") or ()
     if not answers:
         return Reported(ReannotationPart(None))

@@ -1,14 +1,7 @@
-"""A model's stored walk scored again against third-party labels, without a model call.
-
-Scoring goes through `score_conversation`, the function every scorer uses, with the third-party
-`GroundTruth` in place of the participant's: no metric is computed here. To make the comparison
-with the participant's labels like for like, both scorings run on the items both label sets label
-(`common_items`): a binary judgement either side labels `na` is `na` on both sides (the metrics
-exclude it), a comparison either side leaves out is left out on both, and a metric that one side
-cannot score for the conversation (a follow-up that was not asked, a consensus tie on Q2) is scored
-on neither. So a model's score against its participant here can differ slightly from its log's:
-the difference between the two scores is then a difference of labels only.
-"""
+"""A model's stored walk scored again against third-party labels, without a model call, through
+`score_conversation` (no metric is computed here), both label sets on the items both label
+(`common_items`), so that the difference between the two scores is one of labels only
+(docs/third-party.md, 'Rescoring')."""
 
 from __future__ import annotations
 
@@ -57,8 +50,7 @@ def _common_turn(a: TurnTruth, b: TurnTruth) -> tuple[TurnTruth, TurnTruth]:
 
 
 def common_items(mine: GroundTruth, theirs: GroundTruth) -> tuple[GroundTruth, GroundTruth]:
-    """Both label sets restricted to the turn items both label. `ValueError` (one line) when they
-    are not labels of the same conversation's turns and questions."""
+    """Both label sets cut to the turn items both label; `ValueError` where they are not alike."""
     shape = [(t.turn_number, sorted(t.binary), sorted(t.pairwise)) for t in mine.turns]
     other = [(t.turn_number, sorted(t.binary), sorted(t.pairwise)) for t in theirs.turns]
     same = [(n, q) for n, q, _ in shape] == [(n, q) for n, q, _ in other] and all(

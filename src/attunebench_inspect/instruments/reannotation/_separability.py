@@ -1,14 +1,8 @@
-"""The reviewer's falsification test (seed 002, "What would settle it"): the Spearman rank
-correlations (Spearman 1904) between the four tasks' model rankings under both label sets, with
-bootstrap intervals over conversations, read by the pre-registered rule `RULE`
-(docs/third-party.md, written before any data was seen), whose information condition asks that
-the third parties read the participants above chance on the tasks compared (`_agreement.py`,
-`task_information`). Pure: no Inspect, no I/O.
-
-Every interval resamples conversations with the report's own draws (`bootstrap.py`), in
-conversation id order: the same draws for every model, task and both label sets, which is what
-makes them paired, and what makes a figure recomputed from the logs the printed one.
-"""
+"""The reviewer's falsification test: the Spearman rank correlations between the four tasks'
+model rankings under both label sets, with bootstrap intervals over conversations (the report's
+draws, in conversation id order: the same for every model, task and label set, so paired), read
+by the pre-registered rule `RULE` (docs/third-party.md, 'The reviewer's test and its
+pre-registered rule'). Pure: no Inspect, no I/O."""
 
 from __future__ import annotations
 
@@ -92,8 +86,7 @@ class SeparabilityTest:
     conversations: int
     pairs: tuple[Pair, ...]
     verdict: Verdict
-    """"separability holds", "separability depends on self-annotation", or "cannot decide:
-    <reason>"."""
+    """"separability holds", "separability depends on self-annotation", or "cannot decide: ..."."""
     reading: str
     """The verdict and why, with the number of models and conversations."""
     information: dict[str, TaskInformation] = field(default_factory=dict)
@@ -264,10 +257,7 @@ def reviewers_test(
 ) -> SeparabilityTest:
     """The reviewer's falsification test read by `RULE`. `information`: per task with labels,
     whether the third parties read the participants above chance (`task_information`); a
-    label task missing from it carries none.
-
-    The intervals resample conversations, so they say how sure the rankings of these models
-    are, not how another set of models would rank."""
+    label task missing from it carries none."""
     n_models, n_conv = len(scores.models), len(scores.conversations)
     size = f"{n_models} models, {n_conv} conversations"
     reason = None

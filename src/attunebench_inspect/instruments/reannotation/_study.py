@@ -1,13 +1,8 @@
 """A third-party study from a report's logs: the answer files read as labels of the conversations
 the logs hold, every model run scored again against them, and the analyses of the report's
-"Third-party labels" section (`ThirdPartySection`).
-
-Everything is read from the logs and the answer files: each conversation's visible part, its
-participant and the participant's labels come from the samples' metadata, each walk from the
-samples' store (`read_walk`). No model is called. The label reader is handed the visible parts and
-the participant IDs only (`load_third_party`); the participant's labels meet the third parties'
-only in the scoring (`rescore_pair`) and the agreement.
-"""
+"Third-party labels" section (`ThirdPartySection`). No model is called; the label reader is handed
+the visible parts and the participant IDs only (`load_third_party`), and the participant's labels
+meet the third parties' only in the scoring (`rescore_pair`) and the agreement."""
 
 from __future__ import annotations
 
@@ -51,8 +46,7 @@ class ThirdPartyError(Problems):
 
 @dataclass(frozen=True)
 class RunValues:
-    """One run scored against both label sets: conversation -> (self values, third-party
-    values), each the mean over the conversation's scored epochs."""
+    """One run against both label sets: conversation -> (self, third-party) epoch-mean values."""
 
     model: str
     mode: str
@@ -228,8 +222,7 @@ class ThirdPartySection:
     ties: list[str]
     """Every consensus tie and how it was settled, one line each."""
     tied: dict[str, dict[str, int]]
-    """Per conversation with ties: its annotators, and its ties by kind of label (`TIE_KINDS`,
-    then the questionnaire)."""
+    """Per conversation with ties: its annotators, and its ties by kind of label."""
     agreement: list[Agreement]
     modes: list[ModeStudy]
     rule: str = RULE
@@ -262,8 +255,7 @@ def _mode_study(
     codebook: Codebook,
     draws: Mapping[str, int],
 ) -> ModeStudy:
-    """One mode's gains and reviewer's test, on the conversations every ranked model and the
-    third parties share; the test's information condition read on the same conversations."""
+    """One mode's gains and reviewer's test (with its information condition), on shared ones."""
     excluded = {r.model: why for r in runs if (why := excluded_from_ranking(r.model)) is not None}
     ranked = [r for r in runs if r.model not in excluded]
     shared = set.intersection(*(set(r.conversations) for r in ranked)) if ranked else set()
@@ -290,8 +282,7 @@ def third_party_section(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> ThirdPartySection:
-    """The analyses of a third-party study: who labelled what, agreement with the participants,
-    and per mode the self-specific gains and the reviewer's test."""
+    """The analyses of a third-party study (the report's "Third-party labels" section)."""
     third = rescored.third
     files = {s.annotator: s.source for s in third.labels}
     annotators = [

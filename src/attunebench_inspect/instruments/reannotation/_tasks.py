@@ -1,8 +1,6 @@
 """The paper's four tasks as catalog metrics, every model's per-conversation task values under
-both label sets (`task_scores`), and the self-specific gain (`self_specific_gains`): per model and
-task, its score against the participants' labels, against the third parties', and the difference,
-with paired percentile bootstrap intervals over conversations (Efron & Tibshirani 1993; the
-report's draws: the same conversations resampled for both). Pure: no Inspect, no I/O."""
+both label sets (`task_scores`), and the self-specific gain (`self_specific_gains`;
+docs/third-party.md, 'The self-specific gain'). Pure: no Inspect, no I/O."""
 
 from __future__ import annotations
 
@@ -28,12 +26,8 @@ TASKS: dict[str, tuple[str, ...]] = {
     "judged_response_quality": ("draft_judge",),
 }
 """The paper's four tasks as catalog metrics; a task's value in a conversation is the mean of its
-metrics that are defined there. Each kind of label belongs to one task: mood-shift tags (emotion
-recognition, the Composite's E = ½ F1 + ½ VA), what the original model did (behavioural
-classification), what the participant wanted, as behaviours and as the reply they chose
-(preference prediction), and the judge's rating of the model's own reply against the participant's
-edited one (judged response quality; only where a judge ran). The Composite's evaluation pillar
-mixes the second and third, which a test of their separability must not."""
+metrics that are defined there. Each kind of label belongs to one task (docs/third-party.md, 'The
+four tasks')."""
 TASK_LABELS = {
     "emotion_recognition": "Emotion recognition",
     "behavioral_classification": "Behavioral classification",
@@ -91,8 +85,7 @@ def task_scores(
 
 def excluded_from_ranking(model: str) -> str | None:
     """Why a run is not one of the ranked models (None: it is): the offline baselines and the
-    replayed human runs are no evaluated models, and a baseline that is last on every task would
-    make every pair of task rankings agree."""
+    replayed human runs (a baseline last on every task would make every pair of rankings agree)."""
     if model.startswith(BASELINE_PROVIDER + "/"):
         return "an offline baseline"
     if is_human(model):

@@ -1,16 +1,8 @@
 """Does the score hold still? Position bias and consistency, test-retest reliability, rank
 stability, the judge panel's agreement, self-judging, and the plan of a run that separates two
-models (docs/stability.md).
-
-The statistics are pure (numpy, scipy, krippendorff: no Inspect) and read what a run's sample
-summaries hold, so the report computes all of them from logs alone; each verdict comes from a rule
-fixed before any data is seen (`_rules.py`, printed beside its figure as `RULES`). Eval time: a
-scorer of the main task's samples (`_scorer.py`, in its record) records each sample-epoch's pairwise
-order, choices and judge answers (`_record.py`) and writes the run's figures into the log header
-(`_log_figures.py`). Report: `_report.py` (figures per run and mode), `_section.py` (tables),
-`_charts.py`. The plan: `_power.py` (pure), `_plan.py` (a pilot's logs or stated variances, priced
-by the estimate) and its command (`_cli.py`).
-"""
+models (docs/stability.md; its modules: ARCHITECTURE.md, 'instruments/stability/'). The
+statistics are pure (no Inspect) and read only what a run's sample summaries hold, so the report
+computes all of them from logs alone."""
 
 from ...tools._instrument import Catalog, Instrument
 from ._agreement import judge_agreement, judge_profile

@@ -1,5 +1,4 @@
-"""The judge panel: how far its judges agree (Krippendorff's alpha with a bootstrap interval,
-`judge_agreement`), and each judge's leniency and collapse (`judge_profile`)."""
+"""The judge panel: its agreement (`judge_agreement`), each judge's leniency and collapse."""
 
 from __future__ import annotations
 
@@ -91,9 +90,7 @@ def _alpha_replicates(
     """Krippendorff's alpha of each bootstrap replicate: `coincidences` per resampled unit
     (a draft, or a conversation's drafts summed), `counts` (resamples x units) its draws. A
     replicate's coincidence matrix is the count-weighted sum of its units', so all replicates
-    are one matrix product; expected coincidences and (ordinal) distances follow from each
-    replicate's marginals as in `krippendorff.alpha`, which a test checks replicate by
-    replicate."""
+    are one matrix product (a test checks each against `krippendorff.alpha`)."""
     values = math.isqrt(coincidences.shape[1])
     observed = (counts @ coincidences).reshape(-1, values, values)
     marginals = observed.sum(axis=1)  # (resamples, values)
@@ -121,8 +118,7 @@ def _alpha_replicates(
 
 
 def krippendorff_reading(alpha: float) -> str:
-    """Krippendorff's (2004) thresholds: >= 0.800 reliable, >= 0.667 tentative conclusions
-    only, below unreliable ("undefined" for NaN)."""
+    """Krippendorff's (2004) reading of alpha ("undefined" for NaN)."""
     if math.isnan(alpha):
         return "undefined"
     return "reliable" if alpha >= 0.8 else "tentative" if alpha >= 0.667 else "unreliable"
@@ -139,8 +135,7 @@ def _alpha(pairable: Matrix, level: Literal["ordinal", "nominal"], values: int) 
 def alpha(
     data: Sequence[Sequence[object]], level: Literal["ordinal", "nominal"], domain: Sequence[object]
 ) -> float:
-    """Krippendorff's alpha alone, without its interval (cheap enough for a log metric, which
-    Inspect recomputes as a run goes): NaN where `judge_agreement` says it is undefined."""
+    """Krippendorff's alpha without its interval, for a log metric; NaN where it is undefined."""
     if len(data) < 2:
         return NAN
     counts = _value_counts(data, domain)
@@ -175,23 +170,15 @@ def judge_agreement(
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
 ) -> Agreement:
-    """Krippendorff's alpha of a panel (Krippendorff 2004; the maintained `krippendorff`
-    package computes the estimate) with a percentile bootstrap interval over drafts, drawn with
-    the suite's `resample_counts`.
+    """Krippendorff's alpha of a panel (the `krippendorff` package's estimate) with a percentile
+    bootstrap interval, read by RULES["judge_agreement"] (docs/stability.md, 'Do the judges
+    agree? (judge panel)').
 
-    `data`: one row per judge, one column per draft, None where the judge gave no answer.
-    Ratings: `level="ordinal"`, `domain=RATING_DOMAIN` (the 1-7 scale); one binary question's
-    answers: `level="nominal"`, `domain=ANSWER_DOMAIN` (yes/no/na, "na" a category of its own).
-    `clusters`: each draft's conversation. Given, the bootstrap draws conversations and keeps
-    each one's drafts together (a cluster bootstrap, Davison & Hinkley 1997, section 3.8: the
-    drafts of one conversation are not independent), conversations in id order as the report's
-    other intervals draw them; without it, drafts are drawn one by one (a draw matrix of
-    resamples x drafts: 208 MB at 2,600 drafts and 10,000 resamples).
-    Alpha is 1 for perfect agreement, 0 for agreement at chance, negative below; NaN where it is
-    undefined. `reading` is "cannot decide: <reason>" with fewer than two judges, fewer than
-    MIN_AGREEMENT_UNITS drafts answered by two, fewer than MIN_CLUSTERS conversations, or a
-    single value throughout (RULES["judge_agreement"]).
-    """
+    `data`: one row per judge, one column per draft, None where the judge gave no answer;
+    ratings are `ordinal` over RATING_DOMAIN, a binary question's answers `nominal` over
+    ANSWER_DOMAIN. `clusters`: each draft's conversation; given, the bootstrap draws whole
+    conversations in id order, else drafts one by one (a draw matrix of resamples x drafts:
+    208 MB at 2,600 drafts and 10,000 resamples). NaN where alpha is undefined."""
     counts = _value_counts(data, domain) if data else np.zeros((0, len(domain)))
     if clusters is not None and data and len(clusters) != len(counts):
         raise ValueError(
@@ -237,7 +224,6 @@ class JudgeProfile:
     collapsed: bool | None
     """None: cannot decide (`verdict` says why)."""
     verdict: str = ""
-    """"collapsed", "not collapsed" or "cannot decide: <reason>"."""
     rule: str = RULES["judge_collapse"]
 
 
@@ -254,18 +240,9 @@ def judge_profile(
     ratings: Sequence[int | None], drafts: Sequence[str | None] | None = None
 ) -> JudgeProfile:
     """One judge's ratings on one criterion across drafts: its mean (leniency), spread, and
-    whether it collapsed.
-
-    Collapse (RULES["judge_collapse"]): one rating covers >= COLLAPSE_SHARE of the drafts it
-    rated, over at least MIN_COLLAPSE_DRAFTS drafts. The modal share is used rather than a
-    standard deviation because it reads directly ("rated 5 on 93% of drafts") and does not
-    depend on where on the scale the judge sits; a collapsed judge carries no information about
-    the drafts and drags the panel's alpha toward 0 whatever the drafts' quality (the paper's
-    Draft Judge collapse in omniscient mode). `drafts`: each rated draft's digest (aligned with
-    `ratings`, None where unknown, as in logs before the digest was recorded): when one draft
-    text covers COLLAPSE_SHARE of the rated drafts (a model that writes one fixed draft) a
-    single rating is the right answer, and the verdict cannot decide.
-    """
+    whether it collapsed (RULES["judge_collapse"]; why the modal share: docs/stability.md,
+    'Do the judges agree? (judge panel)'). `drafts`: each rated draft's digest, aligned with
+    `ratings` (None where unknown, as in logs before the digest was recorded)."""
     given = [r for r in ratings if r is not None]
     if not given:
         return JudgeProfile(0, NAN, NAN, None, NAN, None, _collapse_verdict(0, NAN, []))

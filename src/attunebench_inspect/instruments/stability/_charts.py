@@ -1,5 +1,4 @@
-"""The stability instrument's figures: pairwise choices by display position, and the rank
-stability matrix."""
+"""The stability instrument's figures: pairwise choices by display position, rank stability."""
 
 from __future__ import annotations
 
@@ -72,8 +71,7 @@ def position_shares(mode: str, runs: Sequence[RunStability]) -> Figure:
 
 
 def rank_matrix(ranks: RankTable) -> Figure:
-    """For every pair of models, the share of bootstrap replicates in which their order holds;
-    * where it is settled."""
+    """For every pair of models, how often their order holds over replicates; * where settled."""
     matrix = np.array(ranks.holds, dtype=float)
     texts = [
         [

@@ -1,11 +1,7 @@
 """The stability figures a log can show, from a run's records (`_record.py`): point
 estimates only, cheap enough for Inspect to recompute as a run goes; the report adds their
-intervals and verdicts. Pure: no Inspect.
-
-Each figure is present only where it applies: the earlier-shown share with any parsed
-comparison, position consistency and test-retest with two epochs or more, the judge panel's
-agreement, leniency and collapse with two judges or more. Undefined is absent, never a number.
-"""
+intervals and verdicts. Each is present only where it applies (docs/stability.md, 'Where to
+look'): undefined is absent, never a number. Pure: no Inspect."""
 
 from __future__ import annotations
 
@@ -28,8 +24,7 @@ from ._retest import retest_reliability
 
 
 def epoch_composites(records: Sequence[StabilityRecord]) -> dict[str, list[float]]:
-    """conversation -> its Composite in each epoch, in epoch order; a conversation missing an
-    epoch (errored there) has a shorter list, which test-retest leaves out."""
+    """conversation -> its Composite per epoch, in order (shorter where an epoch errored)."""
     by_conversation: dict[str, dict[int, float]] = defaultdict(dict)
     for r in records:
         by_conversation[r.conversation][r.epoch] = r.composite

@@ -1,5 +1,4 @@
-"""`attunebench plan`: the variances of a pilot's logs (or stated ones), the plan's table of
-conversations x epochs, and each row's cost through `attunebench estimate`'s bill."""
+"""`attunebench plan`: a pilot's (or stated) variances, the plan's table, each row's cost."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ from ...data._problems import InputError
 from ...score._catalog import BY_NAME
 from ...solve._modes import mode_spec
 from ...tools.estimate import Prices, bills, estimate_modes
+from ...tools.estimate._bill_text import table
 from ...tools.report._compared import compared
 from ...tools.report._logs import is_main_task_run, read_runs
 from ...tools.report._run_table import run_table
@@ -30,11 +30,10 @@ class Pilot:
     source: str
     variances: Variances
     observed: float | None = None
-    """The pilot's observed Composite difference A - B (shown, never planned on: a plan on
-    an observed difference only restates its p-value, Hoenig & Heisey 2001)."""
+    """The pilot's observed Composite difference A - B (shown, never planned on: Hoenig &
+    Heisey 2001)."""
     abstention: str | None = None
-    """"cannot decide: <reason>" where the pilot or the statement cannot decide a plan
-    (RULES["plan"]); None: it can."""
+    """Why the pilot or the statement cannot decide a plan (RULES["plan"]); None: it can."""
 
 
 def stated(variances: Variances) -> Pilot:
@@ -43,8 +42,7 @@ def stated(variances: Variances) -> Pilot:
 
 
 def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str | None) -> Pilot:
-    """The variance components of two runs in the pilot's logs: the two models named (or the
-    only two runs, of one mode), each run with two epochs or more."""
+    """The variance components of the pilot's two runs (the models named, or the only two)."""
     runs = compared([r for r in read_runs(logs)[0] if is_main_task_run(r)], lambda r: "main")[0]
     if mode is not None:
         runs = [r for r in runs if r.mode == mode]
@@ -78,8 +76,7 @@ def pilot_from_logs(logs: Sequence[str], models: Sequence[str] | None, mode: str
 class PricedRow:
     row: PlanRow
     cost_usd: dict[str, float]
-    """Per model, the run's bill with the provider's cache (`attunebench estimate`), every
-    epoch priced as the first."""
+    """Per model, the run's bill with the provider's cache, every epoch priced as the first."""
 
     @property
     def total_usd(self) -> float:
@@ -185,7 +182,7 @@ def plan_lines(
     header = ["epochs", "conversations", "power", *(f"{m} USD" for m in models)]
     if models:
         header.append("total USD")
-    table = [header]
+    cells_of_rows: list[list[str]] = []
     for p in rows:
         r = p.row
         n = (
@@ -197,12 +194,8 @@ def plan_lines(
         cells += [_usd(p.cost_usd[m]) for m in models]
         if models:
             cells.append(_usd(p.total_usd))
-        table.append(cells)
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for i, row in enumerate(table):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-        if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
+        cells_of_rows.append(cells)
+    lines += table(header, cells_of_rows, text_columns=len(header))
     if models:
         lines.append(
             "Cost: attunebench estimate's bill with each provider's prompt cache, per "

@@ -37,8 +37,7 @@ def _ratio_intervals(
     numerators: Matrix, denominators: Matrix, resamples: int, seed: int, level: float
 ) -> list[Interval]:
     """Per column, sum(numerator) / sum(denominator) over rows (conversations) and its
-    percentile bootstrap interval, the rows resampled with the suite's draws (a cluster
-    bootstrap: Davison & Hinkley 1997, section 3.8)."""
+    percentile bootstrap interval, the rows resampled with the suite's draws."""
     counts = resample_counts(numerators.shape[0], resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         replicates = (counts @ numerators) / (counts @ denominators)
@@ -88,10 +87,8 @@ def pair_choices(
     chosen: Mapping[str, str],
 ) -> list[PairChoice]:
     """The choices of one pairwise call: `shown` is the three sources in display order, `chosen`
-    each answered comparison's key -> the source chosen (a parse failure answers none; the
-    scorers record both, `_record.py`). A key that names a source not shown, or
-    a choice outside its comparison (the response schema rules both out), is a ValueError
-    naming the call."""
+    each answered comparison's key -> the source chosen (`_record.py`). A key naming a source
+    not shown, or a choice outside its comparison, is a ValueError naming the call."""
     where = {source: i for i, source in enumerate(shown, start=1)}
     choices = []
     for key, source in chosen.items():
@@ -143,8 +140,7 @@ class PositionBias:
     """The chi-square's p under the shuffle itself: the share of draws of the display orders
     (`_permutation_test`) whose chi-square is at least the observed one."""
     deviation: float
-    """The largest distance of a share (the earlier one's, each position's) from its
-    expectation."""
+    """The largest distance of a share (the earlier one's, a position's) from its expectation."""
     verdict: PositionVerdict
     rule: str = RULES["position_bias"]
 
@@ -180,8 +176,7 @@ def _by_position(choices: Sequence[PairChoice]) -> _ByPosition:
 
 def _chi_square(counts: Matrix, cells: int) -> Matrix:
     """Pearson's chi-square of each row of counts [n_1..n_k, earlier_1..earlier_k] over the k
-    displayed pairs of positions: each pair's earlier and later counts against half its
-    comparisons (Pearson 1900; scipy.stats.chisquare gives the same, tests pin it)."""
+    displayed pairs of positions, each pair's counts against half (tests pin it to scipy's)."""
     n, earlier = counts[:, :cells], counts[:, cells:]
     with np.errstate(invalid="ignore", divide="ignore"):
         terms = np.where(n > 0, (2 * earlier - n) ** 2 / n, 0.0)
@@ -193,11 +188,11 @@ PERMUTATION_CHUNK = 1000
 
 
 def _layouts(choices: Sequence[PairChoice]) -> tuple[Matrix, int]:
-    """(units, relabellings, 2k): per unit of the shuffle (a conversation's turn: one seeded
-    order of its replies for every epoch, `solve._solver.pairwise_labels`) and per relabelling
-    of its replies, the counts [n_s, earlier_s] per displayed pair of positions s that the
-    unit's choices give had the shuffle put each reply where the relabelling's image was shown,
-    the chosen replies unchanged; and k. Relabelling 0 is the identity (the data)."""
+    """(units, relabellings, 2k): per unit of the shuffle (a conversation's turn,
+    `solve._solver.pairwise_labels`) and per relabelling of its replies, the counts
+    [n_s, earlier_s] per displayed pair of positions s had the shuffle put each reply where the
+    relabelling's image was shown, the chosen replies unchanged; and k. Relabelling 0 is the
+    identity (the data)."""
     width = max(p for c in choices for p in c.positions)
     cell = {pair: i for i, pair in enumerate(itertools.combinations(range(1, width + 1), 2))}
     units: dict[tuple[str, int], list[PairChoice]] = defaultdict(list)
@@ -229,13 +224,9 @@ def _permutation_test(
     layouts: Matrix, cells: int, resamples: int, seed: int
 ) -> tuple[float, float]:
     """The chi-square of the data and its Monte Carlo p under the null that the chosen reply
-    follows the content alone: a randomization test (Fisher 1935) that redraws the display
-    order of each conversation's turn as the solver drew it, keeping every chosen reply, so the
-    dependent answers of one call move together and the test assumes no independence.
-    p = (1 + draws at least as large) / (1 + draws) (Phipson & Smyth 2010: exact at its level).
-    The solver's first-epoch order is a uniform shuffle and the later epochs' orders are fixed
-    functions of it, so relabelling the replies by a uniform permutation, the same in every
-    epoch of the turn, draws exactly another shuffle."""
+    follows the content alone: each turn's display order redrawn as the solver drew it (one
+    permutation of its replies, the same in every epoch), every chosen reply kept;
+    p = (1 + draws at least as large) / (1 + draws) (Fisher 1935; Phipson & Smyth 2010)."""
     observed = float(_chi_square(layouts[:, 0].sum(axis=0, keepdims=True), cells)[0])
     units, options = layouts.shape[:2]
     rng = np.random.default_rng(seed)
@@ -264,30 +255,11 @@ def position_bias(
     level: float = 0.95,
 ) -> PositionBias:
     """Where the model's pairwise choices fall by display position, against a chooser blind to
-    the display order (every epoch's choices; one model and mode).
-
-    The suite shows the three replies in a seeded random order, so under the null hypothesis
-    that the choice follows only the content (any content: the longer reply, a reading per
-    question), or a content-blind chooser picks at random, the display order carries no
-    information about the choice. The statistic is Pearson's chi-square over the displayed pairs
-    of positions ((1,2), (1,3), (2,3)), each pair's earlier and later counts against half its
-    comparisons: unlike the earlier share alone it also sees a preference for the middle
-    position. Its p is not the chi-square distribution's: the comparisons of one call share one
-    shuffle and a chooser that reads the replies once per turn answers all twelve from one
-    reading, so they are dependent (the longer-reply chooser read at the chi-square's p < 0.01
-    in 11 of 20 seeds). The p is the randomization test's (`_permutation_test`): the display order
-    redrawn per conversation's turn, the unit the solver shuffles, which is exact under the
-    dependence. (A design effect, Rao & Scott 1984, would correct the chi-square
-    asymptotically from the calls' variances; the permutation needs no estimate and no large
-    sample.) The shares' CIs come from a bootstrap over conversations. Position bias in LLM
-    judges: Zheng et al. 2023 (MT-Bench), Wang et al. 2023 ("Large language models are not
-    fair evaluators"), Shi et al. 2024 ("Judging the judges").
-
-    Rule (RULES["position_bias"]): "position-biased" when the permutation p < BIAS_ALPHA and
-    the largest deviation (earlier share from 1/2, or a position's share from its expectation)
-    is >= BIAS_MARGIN; "cannot decide" under MIN_COMPARISONS choices; else "no position bias
-    found".
-    """
+    the display order (every epoch's choices; one model and mode): Pearson's chi-square over the
+    displayed pairs of positions, its p from redrawing each turn's display order
+    (`_permutation_test`: the answers of one call are dependent), the shares' intervals from a
+    bootstrap over conversations; read by RULES["position_bias"]. The test and why it is not
+    the chi-square's own p: docs/stability.md, 'Does the answer follow the content? (position)'."""
     count = len(choices)
     if count == 0:
         return PositionBias(0, 0, EMPTY, [], NAN, NAN, NAN, _bias_verdict(0, NAN, NAN))
@@ -321,8 +293,7 @@ def position_bias(
 ConsistencyVerdict = str
 """One of READINGS["position_consistency"], or "cannot decide: <reason>"."""
 UNIFORM_CHANCE = 0.5
-"""The consistency of a content-blind chooser that picks either displayed reply with
-probability 1/2, independently in each epoch: P(same reply) = 1/2 * 1/2 + 1/2 * 1/2."""
+"""The consistency of a coin-flipper: P(same reply) = 1/2 * 1/2 + 1/2 * 1/2."""
 
 
 @dataclass(frozen=True)
@@ -334,8 +305,7 @@ class PositionConsistency:
     consistency: Interval
     """The share of swaps in which the model chose the same reply (by content) both times."""
     chance: float
-    """The consistency a content-blind chooser with this model's own position shares would
-    reach on the same swaps (see `position_consistency`)."""
+    """The consistency a content-blind chooser with this model's position shares would reach."""
     excess: Interval
     """consistency - chance, with its bootstrap interval (the verdict reads this)."""
     verdict: ConsistencyVerdict
@@ -356,8 +326,7 @@ class _SwapTable:
     consistent: Matrix
 
     def chance(self, draws: Matrix) -> Matrix:
-        """The content-blind chance of the swaps of each draw of rows (a row of counts per
-        replicate; one row of ones for the data itself)."""
+        """The content-blind chance of the swaps of each draw of rows (a row of ones: the data)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             q = (draws @ self.earlier) / (draws @ self.shown)  # (draws, cells)
             pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]
@@ -404,8 +373,7 @@ class ConsistencyPoint:
 
 
 def consistency_point(choices: Sequence[PairChoice]) -> ConsistencyPoint | None:
-    """Position consistency and its content-blind chance without intervals (cheap enough for a
-    log metric, which Inspect recomputes as a run goes); None without a swap."""
+    """Position consistency and its chance, no intervals (for a log metric); None without a swap."""
     conversations = sorted({c.conversation for c in choices})
     table = _swap_table(choices, conversations)
     swaps = int(table.swaps.sum())
@@ -439,31 +407,12 @@ def position_consistency(
     level: float = 0.95,
 ) -> PositionConsistency:
     """Position consistency across epochs: does the model choose the same reply when the pair is
-    shown in the opposite order? The position-swap audit of LLM judges (Zheng et al. 2023;
-    Wang et al. 2023), over epochs whose display orders differ (docs/stability.md).
-
-    A swap is one comparison (conversation, turn, comparison key) in two epochs e < e' whose
-    earlier-displayed reply differs (the relative order of the two replies is reversed; a pair
-    that only moved, say from positions (1,2) to (1,3), is not a swap: an earlier-picker stays
-    "consistent" there without reading anything). Every pair of epochs counts, so E epochs give
-    up to E(E-1)/2 swaps per comparison.
-
-    Chance. A content-blind chooser that picks each reply with probability 1/2 is consistent on
-    a swap with probability UNIFORM_CHANCE = 1/2. A content-blind chooser with position
-    preferences is not: one that always picks the earlier reply is never consistent (0). So the
-    verdict compares with the chance of a content-blind chooser that has this model's own
-    position shares: with q_s the model's share of earlier choices when positions s are shown,
-    a swap that shows X earlier at s in one epoch and later at s' in the other is consistent by
-    chance with probability q_s (1 - q_s') + (1 - q_s) q_s'. Consistency above that chance is
-    evidence the choice follows the content; at chance, it does not (an earlier-picker sits at
-    0 = its chance, a coin-flipper at 1/2 = its chance: both "consistent only by chance").
-    The excess (consistency - chance, q recomputed in every replicate) gets a bootstrap
-    interval over conversations, in conversation id order (the report's draws).
-
-    Rule (RULES["position_consistency"]): "follows content" when the excess's interval lies
-    above 0, "consistent only by chance" when it covers 0, "against content" when below;
-    "cannot decide" with one epoch, under MIN_SWAPS swaps or under MIN_CLUSTERS conversations.
-    """
+    shown in the opposite order? A swap is one comparison in two epochs whose earlier-displayed
+    reply differs (a pair that only moved, (1,2) to (1,3), is not one: an earlier-picker stays
+    "consistent" there without reading); every pair of epochs counts. The excess over the
+    chance of a content-blind chooser with the model's own position shares, q recomputed in
+    every replicate, is read by RULES["position_consistency"] (docs/stability.md, 'Does the
+    answer follow the content? (position)')."""
     epochs = len({c.epoch for c in choices})
     conversations = sorted({c.conversation for c in choices})
     n = len(conversations)

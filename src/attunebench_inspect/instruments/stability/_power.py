@@ -1,30 +1,7 @@
-"""The paired design's power: how many conversations and epochs separate two models
-(pure arithmetic).
-
-The design is paired: both models answer the same conversations, each E times (epochs). Per
-conversation i, model m's Composite in epoch e is
-
-    y_mie = mu_m + c_mi + eps_mie,    Var(eps_mie) = w_m  (the within-conversation epoch variance)
-
-with c_mi the conversation's effect on model m. The test statistic is the paired t over
-conversations of d_i = mean_e y_Aie - mean_e y_Bie, whose variance is
-
-    Var(d_i) = b + w_A / E + w_B / E,
-
-b = Var(c_Ai - c_Bi) being the between-conversation variance of the true difference: more
-epochs shrink only the second part, more conversations shrink all of it (Var(mean d) =
-Var(d_i) / n). Epochs of one model are independent runs, and so are the two models' runs.
-This is the one-way random-effects decomposition of repeated measures (Shrout & Fleiss 1979;
-the "generalizability" view, Cronbach et al. 1972); the power of the paired t is that of a
-one-sample t on d_i with noncentrality delta = Delta / sqrt(Var(d_i) / n) and n - 1 degrees of
-freedom (Cohen 1988, ch. 2), computed exactly with scipy's noncentral t.
-
-From a pilot, w_m is the pooled within-conversation variance of model m's epochs (it needs at
-least two epochs), and b the variance of the pilot's d_i minus w_A / E_A + w_B / E_B (method of
-moments; a negative estimate is 0: the between-conversation part is then indistinguishable from
-none). The difference to detect is the user's, never the pilot's observed difference (power
-computed from an observed effect only restates its p-value: Hoenig & Heisey 2001).
-"""
+"""The paired design's power: how many conversations and epochs separate two models (pure
+arithmetic). Var(d_i) = b + (w_A + w_B) / E per conversation; the power is the paired t's,
+from scipy's noncentral t (Cohen 1988, ch. 2). The model, the pilot's estimates and why the
+difference to detect is the user's: docs/stability.md, 'How many epochs and conversations?'."""
 
 from __future__ import annotations
 
@@ -47,8 +24,7 @@ class Variances:
     """The variance components of the paired design, in Composite points squared."""
 
     between: float
-    """b: across conversations, the variance of the two models' true per-conversation
-    difference."""
+    """b: the variance across conversations of the two models' true per-conversation difference."""
     within_a: float
     """w_A: model A's variance of one conversation's Composite across epochs."""
     within_b: float
@@ -86,8 +62,7 @@ def _complete(
 def _pilot_matrices(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each model's conversations x epochs Composites over the conversations both have with a
-    defined Composite in every epoch, in id order."""
+    """Each model's conversations x epochs Composites, over the shared complete conversations."""
     shared = sorted(
         c
         for c in set(a) & set(b)
@@ -102,10 +77,7 @@ def _pilot_matrices(
 def pilot_abstention(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> str | None:
-    """Why a pilot cannot decide a plan (None: it can): one epoch (no rerun variance to
-    measure), fewer than MIN_PILOT_CONVERSATIONS conversations both models have with a
-    Composite in every epoch, the same Composites in both runs (nothing tells two models apart),
-    or no variance to plan on (`Variances.abstention`)."""
+    """Why a pilot cannot decide a plan by RULES["plan"] (None: it can)."""
     ya, yb = _pilot_matrices(a, b)
     if len(ya) < MIN_PILOT_CONVERSATIONS:
         return cannot_decide(
@@ -130,12 +102,9 @@ def pilot_abstention(
 def variances_from_pilot(
     a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]]
 ) -> Variances:
-    """The variance components from pilot runs of two models: each maps a conversation id to
-    its Composite in each epoch (NaN: undefined). The conversations both models have, with a
-    defined Composite in every epoch, enter; at least two such conversations and two epochs
-    per model are needed (ValueError otherwise: one epoch cannot tell rerun noise from
-    conversation differences; state the variances instead). Whether the pilot can decide a
-    plan at all: `pilot_abstention`."""
+    """The variance components from pilot runs of two models, each conversation id -> its
+    Composite in each epoch (NaN: undefined), over the conversations both have whole; a
+    ValueError under two such conversations or two epochs (`pilot_abstention` says why first)."""
     ya, yb = _pilot_matrices(a, b)
     if len(ya) < 2:
         raise ValueError(
@@ -243,9 +212,7 @@ def plan(
 
 def run_cost(row: PlanRow, prices: Sequence[Callable[[int], float]]) -> float:
     """What a planned run costs: each model's price of one epoch over `row.conversations`
-    conversations (`prices`, one callable per model: `attunebench estimate`'s bill), times
-    the epochs. Every epoch is priced as the first: no credit for a provider cache across
-    epochs (conservative). NaN for a row that is not reachable."""
+    (`prices`: the estimate's bill), times the epochs; NaN for a row that is not reachable."""
     if row.conversations is None:
         return math.nan
     n = row.conversations

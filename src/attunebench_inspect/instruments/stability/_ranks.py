@@ -1,5 +1,4 @@
-"""Rank stability across models: for every pair of models, the share of bootstrap replicates
-(over conversations, then epochs) in which their order holds."""
+"""Rank stability: per pair of models, how often their order holds over bootstrap replicates."""
 
 from __future__ import annotations
 
@@ -41,16 +40,14 @@ class RankStability:
         return None
 
     def settled(self) -> NDArray[np.bool_]:
-        """settled[i, j]: whether the order of models i and j is settled (RANK_SETTLED); never
-        where the verdict cannot decide."""
+        """settled[i, j]: whether the order of models i and j is settled (never where undecided)."""
         if self.reason is not None:
             return np.zeros(self.holds.shape, dtype=bool)
         result: NDArray[np.bool_] = np.nan_to_num(self.holds, nan=0.0) >= RANK_SETTLED
         return result
 
     def verdict(self, i: int, j: int) -> str:
-        """The verdict on the order of models i and j: "settled", "not settled" or
-        "cannot decide: <reason>" (too few conversations, or a tie)."""
+        """The verdict on the order of models i and j (RULES["rank_stability"])."""
         if self.reason is not None:
             return self.reason
         if math.isnan(self.holds[i, j]):
@@ -62,9 +59,9 @@ def _epoch_replicates(
     values: Matrix, counts: Matrix, rng: np.random.Generator, chunk: int = 1000
 ) -> NDArray[np.float64]:
     """Replicate run Composites of one model: conversations drawn as `counts` (resamples x n),
-    and within each drawn copy of a conversation its epochs drawn again with replacement (the
-    two-stage bootstrap, Davison & Hinkley 1997, section 3.8, strategy 2). The c copies of a
-    conversation with m epochs together draw c*m epochs: one multinomial per cell."""
+    and within each drawn copy its epochs drawn again (Davison & Hinkley 1997, section 3.8,
+    strategy 2). The c copies of a conversation with m epochs together draw c*m epochs: one
+    multinomial per cell."""
     present = ~np.isnan(values)
     m = present.sum(axis=1)
     defined = m > 0
@@ -89,20 +86,13 @@ def rank_stability(
     resample_epochs: bool = True,
 ) -> RankStability:
     """For every pair of models, the share of bootstrap replicates in which their order holds
-    (Hall & Miller 2009, "Using the bootstrap to quantify the authority of an empirical
-    ranking").
+    (docs/stability.md, 'Would the ranking hold? (rank stability)').
 
-    `composites`: model -> conversation id -> its Composite per epoch (NaN: undefined). The
-    conversations are the union over models; every model is resampled with the same draws of
-    conversations (the suite's `resample_counts`: paired over shared conversations), each
-    model's mean over the drawn conversations it has. With `resample_epochs`, each drawn copy
-    of a conversation also redraws its epochs with replacement, per model (epochs of different
-    models are unrelated runs). Resampling at both stages slightly overstates the within-
-    conversation noise (Davison & Hinkley 1997, section 3.8): the shares are conservative.
-    A tie in a replicate counts as the order not holding. Fewer than two models: an empty
-    matrix. Fewer than MIN_CLUSTERS conversations shared by every model: the shares are still
-    computed, but no order is settled (`verdict` says why).
-    """
+    `composites`: model -> conversation id -> its Composite per epoch (NaN: undefined). Every
+    model is resampled with the same draws of conversations (paired), each model's mean over
+    the drawn conversations it has; with `resample_epochs`, each drawn copy of a conversation
+    also redraws its epochs, per model (epochs of different models are unrelated runs). A tie in
+    a replicate counts as the order not holding. Fewer than two models: an empty matrix."""
     models = sorted(composites)
     conversations = sorted({c for per in composites.values() for c in per})
     n = len(conversations)

@@ -1,19 +1,10 @@
 """What the stability instruments read of a run: the `stability_scorer`'s `Score.metadata` of
-each sample and epoch, written and read here (one home for the format).
-
-Inspect keeps every epoch's scores in the sample summaries, which the report reads (no
-transcript), and drops a metadata key over 1 KB from them; so each turn's pairwise call is a key
-of its own, and each judge's answer on a turn another:
-
-- `epoch`: the sample's epoch; `composite`: its Composite;
-- `judges`: the judge panel, model role -> model, in panel order (`judge`, `judge_2`, ...);
-- `turn_NN/pairwise`: {"shown": the three sources in display order, "chosen": comparison key ->
-  the source chosen}, for a pairwise call that parsed;
-- `turn_NN/draft`: {"digest": the first 16 hex digits of the SHA-256 of the turn's draft}, for a
-  judged draft: whether the drafts vary, which judge collapse reads (no text: the log holds it);
-- `turn_NN/<role>`: {"ratings": criterion -> 1-7, "binary": question -> yes/no/na}, for each
-  judge's parsed answer about the turn's draft.
-"""
+each sample and epoch, written and read here (one home for the format). Inspect keeps every
+epoch's scores in the sample summaries, which the report reads, and drops a metadata key over
+1 KB from them; so beside `epoch`, `composite` and the panel (`judges`: role -> model), each
+turn's pairwise call (`turn_NN/pairwise`: the sources shown, in order, and each comparison's
+chosen source), judged draft (`turn_NN/draft`: 16 hex digits of its SHA-256, for judge collapse;
+no text) and judge's parsed answer (`turn_NN/<role>`) is a key of its own."""
 
 from __future__ import annotations
 
@@ -85,8 +76,7 @@ def records_of(table: RunTable) -> list[StabilityRecord]:
 
 
 def read_record(conversation: str, metadata: Mapping[str, Any] | None) -> StabilityRecord | None:
-    """The record of one sample-epoch's `stability_scorer` metadata; None where it has none
-    (a log of task version 3-A)."""
+    """One sample-epoch's record from its metadata; None where it has none (task version 3-A)."""
     if not metadata or EPOCH not in metadata:
         return None
     epoch = int(metadata[EPOCH])

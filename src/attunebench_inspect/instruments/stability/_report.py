@@ -1,7 +1,4 @@
-"""The report's stability analyses: per run, position (bias and consistency, beside the
-phrasing effect: does the answer follow the content?), reruns (test-retest) and the judge panel
-(agreement, leniency, collapse, self-judging); per mode, rank stability across models. The
-statistics are this folder's pure modules; this module only gathers a run's records for them."""
+"""The report's stability: the pure statistics on each run's records, rank stability per mode."""
 
 from __future__ import annotations
 
@@ -67,8 +64,7 @@ class RunStability:
     judge_agreement: list[AgreementRow]
     judge_leniency: list[JudgeRow]
     self_judge: dict[str, SelfJudge]
-    """model role -> how that judge relates to the evaluated model, where it is it or of its
-    family from the same maker; empty: no self-judging."""
+    """model role -> how that judge relates to the evaluated model; empty: no self-judging."""
     self_judge_allowed: bool
     """`-T allow_self_judge=true`: the run said it was meant."""
     records: bool
@@ -86,14 +82,12 @@ class RankTable:
     estimates: list[float]
     """Each model's run Composite, as ranked (the mean of its conversations' epoch means)."""
     holds: list[list[float]]
-    """holds[i][j]: the share of bootstrap replicates in which models i and j keep their order
-    (NaN on the diagonal and for a tie)."""
+    """holds[i][j]: how often models i and j keep their order in replicates (NaN: diagonal, tie)."""
     settled: list[list[bool]]
     resamples: int
     epochs_resampled: bool
     verdicts: list[list[str]] = field(default_factory=list)
-    """verdicts[i][j]: "settled", "not settled" or "cannot decide: <reason>" ("" on the
-    diagonal)."""
+    """verdicts[i][j]: the verdict on the order of models i and j ("" on the diagonal)."""
     shared: int = 0
     """Conversations every model of the mode has."""
     rule: str = RULES["rank_stability"]
@@ -140,8 +134,7 @@ def _panel(
     related: dict[str, SelfJudge],
     settings: Settings,
 ) -> tuple[list[AgreementRow], list[JudgeRow]]:
-    """The panel's agreement (two judges or more) and each judge's leniency and collapse, per
-    criterion, over every epoch's drafts."""
+    """The panel's agreement (two judges or more) and each judge's leniency and collapse."""
     judged = judged_drafts(records)
     if not judges or not judged:
         return [], []
@@ -175,8 +168,7 @@ def _panel(
 
 
 def run_stability(run: Run, table: RunTable, settings: Settings) -> RunStability:
-    """Every stability figure of one run that its records give (its table already filtered by
-    `--where`); the phrasing effect is the report's (`stability_part`)."""
+    """Every stability figure of one run (its table cut by `--where`), the phrasing effect aside."""
     draws = {"resamples": settings.resamples, "seed": settings.seed}
     records = records_of(table)
     choices = [c for r in records for c in r.choices]
@@ -222,8 +214,7 @@ def _phrasing(run: RunStability, gaps: Sequence[Gap]) -> RunStability:
 
 
 def stability_part(scope: Scope) -> Reported:
-    """Each main-task run's stability (read while its records were held) and the rank stability
-    of each mode's models."""
+    """Each main-task run's stability (read as its records were held); per mode, rank stability."""
     return Reported(
         StabilityPart(
             stability=[_phrasing(run, scope.main.perspective) for run in scope.of_runs],

@@ -1,5 +1,4 @@
-"""Reruns: test-retest reliability of the per-conversation Composite across epochs (an ICC with
-its F-based interval, `retest_reliability`), and the spread of the run Composite across epochs."""
+"""Reruns: test-retest reliability of the per-conversation Composite; the run Composite's spread."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ class Icc:
 
 @dataclass(frozen=True)
 class MeanSquares:
-    """The two-way ANOVA of an n (targets) x k (raters, here epochs) matrix without
-    replication."""
+    """The two-way ANOVA of an n (targets) x k (raters: epochs) matrix without replication."""
 
     n: int
     k: int
@@ -92,8 +90,7 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
     variance, and for ICC(A,1) no rater effect either, as deterministic reruns give) make the F
     ratio infinite: the ICC is 1 with the interval [1, 1]; a matrix with no variance at all gives
     NaN. A bound is NaN where the F-based interval is undefined (at some negative estimates of
-    ICC(A,1), Satterthwaite's degrees of freedom vanish).
-    """
+    ICC(A,1), Satterthwaite's degrees of freedom vanish)."""
     data = np.asarray(matrix, dtype=float)
     if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
         raise ValueError(
@@ -157,8 +154,7 @@ KOO_LI_BANDS = ((0.5, "poor"), (0.75, "moderate"), (0.9, "good"), (math.inf, "ex
 
 
 def koo_li_band(value: float) -> str:
-    """Koo & Li's (2016) reading of an ICC: < 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good,
-    > 0.9 excellent ("undefined" for NaN)."""
+    """Koo & Li's (2016) reading of an ICC ("undefined" for NaN)."""
     if math.isnan(value):
         return "undefined"
     return next(band for bound, band in KOO_LI_BANDS if value < bound)
@@ -173,8 +169,7 @@ class RetestReliability:
     """Conversations left out for a missing or undefined Composite in some epoch."""
     icc: Icc | None
     reading: str
-    """Koo & Li's band of the ICC and of its interval's bounds, e.g. "moderate (poor to good)",
-    or "cannot decide: <reason>"."""
+    """Koo & Li's band of the ICC and of its bounds ("moderate (poor to good)"), or why none."""
     run_composites: list[float]
     """The run Composite of each epoch (over the complete conversations)."""
     spread_sd: float
@@ -200,21 +195,14 @@ def _retest_reading(epochs: int, rows: int, result: Icc | None) -> str:
 def retest_reliability(
     composites: Mapping[str, Sequence[float]], level: float = 0.95
 ) -> RetestReliability:
-    """Test-retest reliability of the per-conversation Composite across epochs, and the spread of
-    the run Composite across epochs.
+    """Test-retest reliability of the per-conversation Composite across epochs (ICC(A,1), the
+    epochs as raters; why that form: docs/stability.md, 'Does the score hold on a rerun?
+    (epochs)'), and the spread of the run Composite across epochs.
 
     `composites`: conversation id -> its Composite in each epoch, in epoch order (NaN where it
-    is undefined or the sample errored). The ICC is ICC(A,1) (see `icc`), the form Koo & Li
-    (2016) recommend for test-retest: two-way random effects (conversations and epochs both
-    samples), absolute agreement (a whole epoch scoring higher is disagreement, not a shift to
-    forgive), single measurement (one epoch, the usual run). The epochs play the raters.
-    Only complete rows enter: a Composite in each of the run's epochs (the most any conversation
-    has), none NaN; the rest are counted in `dropped` (listwise deletion). Fewer than two
-    epochs, fewer than MIN_TEST_RETEST complete conversations, or no variance at all: no ICC
-    (or a NaN one), NaN spread where undefined, and `reading` says "cannot decide" and why.
-    A deterministic model whose reruns repeat every Composite reads ICC 1, "excellent": its
-    score does hold still, whatever it measures.
-    """
+    is undefined or the sample errored). Only complete rows enter (a Composite in each of the
+    run's epochs, none NaN); the rest are counted in `dropped`. Where RULES["test_retest"]
+    cannot decide, `reading` says why and the ICC is None or NaN."""
     epochs = max((len(v) for v in composites.values()), default=0)
     rows = [
         list(v)

@@ -1,8 +1,6 @@
 """The rules of every stability verdict, fixed here before any data is seen, the sentences that
-state them beside their figures (`RULES`), and each verdict's declared readings (`READINGS`).
-Input that carries too little information for either reading is a verdict of its own,
-"cannot decide: <reason>" (`_util/verdict.py`), never a default reading; docs/stability.md
-tabulates when each verdict abstains."""
+state them beside their figures (`RULES`), and each verdict's declared readings (`READINGS`);
+docs/stability.md tabulates when each verdict abstains."""
 
 from __future__ import annotations
 
@@ -17,10 +15,8 @@ Matrix = NDArray[np.float64]
 MIN_COMPARISONS = 30
 """Fewer pairwise choices than this: position bias cannot decide."""
 BIAS_ALPHA = 0.01
-"""The level of the permutation test for "position-biased" (`_position.py`). The test is exact,
-so 0.01 is the rate at which a chooser blind to the order is called biased: a label on a model
-that a user acts on, kept strict (at 0.05 the longer-reply chooser read biased in 3 of 50 seeds;
-bench/audit/RESULTS.md gives the power this costs)."""
+"""The level of the permutation test for "position-biased" (`_position.py`); why this strict:
+docs/stability.md, 'Does the answer follow the content? (position)'."""
 BIAS_MARGIN = 0.05
 """The smallest deviation from the uniform expectation called a bias (5 points of share)."""
 MIN_SWAPS = 30
@@ -36,21 +32,18 @@ MIN_AGREEMENT_UNITS = 20
 """Fewer units (drafts, or questions about drafts) answered by two judges or more than this: the
 panel's agreement cannot decide (two judges agreeing on three drafts by chance is no panel)."""
 COLLAPSE_SHARE = 0.9
-"""A judge whose one most frequent rating covers at least this share of the drafts it rated is
-"collapsed" on that criterion."""
+"""A judge whose most frequent rating covers this share of the drafts it rated has "collapsed"."""
 MIN_COLLAPSE_DRAFTS = 20
 """Fewer rated drafts than this: collapse cannot decide."""
 RANK_SETTLED = 0.975
 """A pair's order is "settled" when it holds in at least this share of replicates: the same as
 the 95% percentile interval of the paired difference excluding 0 (one tail of 2.5%)."""
 MIN_PILOT_CONVERSATIONS = 10
-"""Fewer shared conversations than this in a pilot: the plan cannot decide (variances from a
-handful of conversations plan on noise)."""
+"""Fewer shared conversations in a pilot: the plan cannot decide (it would plan on noise)."""
 RESOLUTION = 0.01
 """Composite points: the precision a report gives a Composite (two decimals). The plan refuses
-a difference to detect below it (no report could show it), and reads a variance of a
-conversation's difference below its square (an SD under 0.01 points) as none: such a plan
-answers "2 conversations at power 1.000" for any difference, rounding residue planned on."""
+a difference to detect below it, and reads a variance of a conversation's difference below its
+square as none (docs/stability.md, 'How many epochs and conversations?')."""
 
 READINGS: dict[str, tuple[str, ...]] = {
     "position_bias": ("position-biased", "no position bias found"),

@@ -1,5 +1,4 @@
-"""The stability instrument's part of the main task: a scorer that records what the instrument
-reads of each sample and epoch, and the run's stability figures in the log header."""
+"""The stability instrument's part of the main task: its scorer, and the run's figures."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ from ._record import read_record, stability_record
 
 @metric(scores="unreduced")
 def stability_figures() -> Metric:
-    """The stability figures that apply to the run (`_log_figures.log_metrics`), from every
-    epoch's records: Inspect hands this metric the scores unreduced, one per sample and epoch."""
+    """The run's stability figures from every epoch's records: Inspect hands them over unreduced."""
 
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
         records = [read_record(str(s.sample_id), s.score.metadata) for s in scores]
@@ -26,10 +24,8 @@ def stability_figures() -> Metric:
 
 @scorer(metrics=[stability_figures()])
 def stability_scorer(codebook: str | None = None) -> Scorer:
-    """What the stability instruments read of each sample and epoch (its metadata: the epoch,
-    the Composite, each pairwise call's display order and choices, each judge's answers), and
-    the run's stability figures (docs/stability.md). Its value: the pairwise choices and those
-    of the earlier-shown reply."""
+    """What the stability instruments read of each sample and epoch (its metadata: `_record.py`)
+    and the run's stability figures; its value: the pairwise choices, and the earlier-shown's."""
 
     async def score(state: TaskState, target: Target) -> Score:
         walk, scores = scored_walk(state, codebook)

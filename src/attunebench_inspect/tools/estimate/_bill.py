@@ -70,8 +70,7 @@ def _totals(requests: Sequence[Request], used: Sequence[CacheUse], tokens: Token
 
 @dataclass
 class ModeEstimate:
-    """A mode's requests (or another task's, `PricedTask`) and what a perfect cache could serve
-    of them (no provider)."""
+    """A mode's requests (or another task's) and what a perfect cache could serve of them."""
 
     mode: str
     """A mode, or the name of another task priced beside it (`PricedTask.name`)."""
@@ -88,8 +87,7 @@ class ModeEstimate:
     note: str = field(default="", repr=False)
     """What the bill assumes of another task's calls (`PricedTask.assumption`)."""
     scale: float = 1.0
-    """Conversations of the data set per conversation priced (`Priced.scale`): the bill is
-    scaled by it, the means per conversation are not."""
+    """Conversations of the data set per conversation priced: the bill scales by it, means not."""
 
     def through(self, through: Through, tokens: Tokens) -> Totals:
         if through not in self.simulated:
@@ -212,8 +210,7 @@ requests as laid out (no minimum length, no steps, no schema in the prompt)."""
 def mode_estimate(
     mode: str, judge: bool, conversations: list[list[Request]], tokens: Tokens
 ) -> ModeEstimate:
-    """The calls and tokens of one mode (messages as OpenAI renders them, no schema), and the
-    share a perfect cache could serve."""
+    """The calls and tokens of one mode (as OpenAI renders them), and a perfect cache's share."""
     estimate = ModeEstimate(mode, judge, conversations)
     for requests, lookups in zip(
         conversations, through_cache(conversations, STRUCTURAL, tokens), strict=True
@@ -353,8 +350,7 @@ def bills(
     tokens: Tokens,
     plan: Plan = Plan(),
 ) -> list[RunBill]:
-    """Per model, a bill per mode, then their total where there are several modes; an
-    `InputError` for a bill that is not a finite number."""
+    """Per model, a bill per mode, then their total; an `InputError` for a bill not finite."""
     rows = []
     for model, prices in models:
         total = _Priced()

@@ -1,5 +1,4 @@
-"""The bill for a reader: `attunebench estimate`'s terminal lines (within 120 columns) and the
-bill's part of its JSON document."""
+"""The bill for a reader: `attunebench estimate`'s terminal lines and its part of the JSON."""
 
 from __future__ import annotations
 

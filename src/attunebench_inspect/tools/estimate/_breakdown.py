@@ -1,13 +1,8 @@
-"""Which input no two calls share (`attunebench estimate --breakdown`).
-
-Each call's input (messages only, as OpenAI renders them, no response schema) splits into the
-prefix it shares with a call sent before it in the same conversation (the structural limit of
-`_bill.py`: what any cache could serve) and the rest; the rest is attributed to the kind of content
-it is. The kinds are found by matching each call's own text against the prompt templates of
-`solve/_prompts.py`, so they follow the prompts without a copy. Token counts are exact sums: a
-span's tokens are those of the text up to its end less those of the text up to its start, so the
-kinds of a call add up to its input.
-"""
+"""Which input no two calls share (`attunebench estimate --breakdown`; docs/cost-and-scale.md,
+'Which input no two calls share'). The kinds of content are found by matching each call's own
+text against the prompt templates of `solve/_prompts.py`, so they follow the prompts without a
+copy; a span's tokens are those of the text up to its end less those up to its start, so the
+kinds of a call add up to its input exactly."""
 
 from __future__ import annotations
 

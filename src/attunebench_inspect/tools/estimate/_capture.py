@@ -1,10 +1,7 @@
-"""Every request of a run, built offline by the real solver against a model that records them.
-
-The walk of each conversation is the solver's own (`ConversationWalk`), through Inspect's
-`Model.generate`, so the messages and response schemas are those Inspect hands a provider
-(tests/tools/estimate/test_estimate.py checks the requests against Inspect's providers through the
-loopback endpoint). No eval runs, so nothing is logged.
-"""
+"""Every request of a run, built offline by the real solver (`ConversationWalk`) through
+Inspect's `Model.generate` against a model that records them, so the messages and response
+schemas are those Inspect hands a provider (tests/tools/estimate/test_estimate.py checks them).
+No eval runs, so nothing is logged."""
 
 from __future__ import annotations
 
@@ -50,8 +47,7 @@ class Request:
     """The call's schema (name and description too), whether or not a provider is sent it."""
     answer: str
     free_text: int
-    """Free-text fields (reasoning) in the schema, which the shortest valid answer leaves
-    nearly empty and a real model writes out."""
+    """Free-text fields in the schema: near empty in the shortest answer, written out by a model."""
 
     @property
     def key(self) -> CallKey:
@@ -95,9 +91,8 @@ def free_text_fields(schema: JSONSchema) -> int:
 
 
 class _Recorder:
-    """Inspect's mockllm answers with this: a draft with the original model's reply to the same
-    message (so the judge reads a draft of a real reply's length), every structured call with its
-    shortest valid answer (so no repair round is triggered); each request is recorded."""
+    """Inspect's mockllm answers with this (docs/cost-and-scale.md, 'How each number is made');
+    each request is recorded."""
 
     def __init__(self, conv: VisibleConversation) -> None:
         self.conv = conv

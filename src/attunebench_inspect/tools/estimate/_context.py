@@ -1,5 +1,4 @@
-"""Each model's context window against the largest call of every conversation and mode
-(Inspect's model database)."""
+"""Each model's context window (Inspect's model database) against the largest call."""
 
 from __future__ import annotations
 

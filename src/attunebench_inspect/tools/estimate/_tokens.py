@@ -1,9 +1,5 @@
-"""A run's requests through a provider's prompt cache, in the order the solver sends them.
-
-A request is counted as the provider's cache sees it (_cache/prompt.py): its blocks in the
-provider's order, each message opened by a role marker of a few tokens, as the loopback
-endpoints count it (_cache/count.py counts the text).
-"""
+"""A run's requests through a provider's prompt cache, in the order the solver sends them, each
+counted as the provider's cache sees it (docs/cost-and-scale.md, 'How each number is made')."""
 
 from __future__ import annotations
 
@@ -15,13 +11,11 @@ from ._cache.rules import CacheRules, CacheUse, Lookup, PromptCache, Tokens
 from ._capture import Request
 
 FREE_TEXT_TOKENS = 60
-"""Allowance per free-text field a real model writes (verbose reasoning, the judge's reasoning):
-two or three sentences."""
+"""Allowance per free-text field a real model writes (reasoning): two or three sentences."""
 
 
 def prompt_of(request: Request, dialect: Dialect, *, schema: bool, breakpoints: bool) -> Prompt:
-    """`request` as a provider of `dialect` receives it: with its response schema in the prompt
-    or not, with our cache breakpoints or not."""
+    """`request` as a provider of `dialect` receives it: with the schema and our marks, or not."""
     return from_messages(
         request.chat,
         request.response_schema if schema else None,
@@ -31,9 +25,8 @@ def prompt_of(request: Request, dialect: Dialect, *, schema: bool, breakpoints: 
 
 
 def start_ticks(requests: list[Request], schedule: Schedule) -> list[int]:
-    """When each request of a conversation starts if every call takes one tick and starts as
-    soon as the calls it follows (`solve._schedule.after`) are done: the order the solver sends
-    in, with as many connections as it wants."""
+    """When each request of a conversation starts, every call taking one tick and starting once
+    the calls it follows (`solve._schedule.after`) are done."""
     turns = max((r.turn or 0 for r in requests), default=0)
     present = {r.key for r in requests}
     ticks: dict[CallKey, int] = {}
@@ -61,9 +54,7 @@ class Through:
 def through_cache(
     conversations: list[list[Request]], through: Through, tokens: Tokens
 ) -> list[list[Lookup]]:
-    """Every request's use of the provider's cache, conversations side by side: at each tick,
-    the writes of the requests that finished become readable, then the requests that start look
-    the cache up."""
+    """Every request's use of the provider's cache, conversations side by side, tick by tick."""
     cache = PromptCache(through.rules, tokens)
     timeline: dict[int, list[tuple[int, int, Prompt]]] = {}
     for c, requests in enumerate(conversations):

@@ -1,13 +1,8 @@
-"""A request as a provider's prompt cache sees it: a sequence of text blocks in the order the
-provider renders them (response schema where it is part of the prompt, system, messages), each
-possibly marked as a cache breakpoint.
-
-Two ways in, which must agree (tests/tools/estimate/test_prompt_cache.py checks it on real
-requests): from the wire request a provider receives (`from_openai`, `from_anthropic`, used by the
-loopback endpoints) and from the chat messages the solver hands Inspect (`from_messages`, used by
-the estimate, which builds them offline). Each message's first block carries a role marker, so that
-two prompts only share a prefix where their messages' roles agree too.
-"""
+"""A request as a provider's prompt cache sees it: text blocks in the provider's order, each
+possibly a cache breakpoint, each message's first block opened by a role marker. Two ways in,
+which must agree (tests/tools/estimate/test_prompt_cache.py): the wire request a provider
+receives (`from_openai`, `from_anthropic`: the loopback endpoints) and the chat messages the
+solver hands Inspect (`from_messages`: the estimate)."""
 
 from __future__ import annotations
 
@@ -88,8 +83,7 @@ def from_openai(body: Mapping[str, Any]) -> Prompt:
 
 
 def from_anthropic(body: Mapping[str, Any]) -> Prompt:
-    """A Messages API request: tools, system, then messages, `cache_control` marking breakpoints
-    (Anthropic's cache order)."""
+    """A Messages API request: tools, system, messages (Anthropic's order), with breakpoints."""
     blocks: list[Block] = []
     for tool in body.get("tools") or []:
         blocks.append(Block(_role("tool") + schema_text(tool), "cache_control" in tool))
@@ -129,10 +123,8 @@ def from_messages(
     breakpoints: bool,
 ) -> Prompt:
     """The prompt a provider of `dialect` builds from Inspect's messages, as Inspect's provider
-    sends them: OpenAI flattens system text, keeps user content parts and places the schema
-    first; Anthropic hoists system text, merges consecutive user messages and, with explicit
-    breakpoints, marks the system's last block too. `breakpoints`: whether the provider is sent
-    the marks (Anthropic with caching on; OpenAI only from gpt-5.6, on its own API)."""
+    sends them (docs/cost-and-scale.md, 'How each number is made'); `breakpoints`: whether the
+    provider is sent our marks (Anthropic's then marks the system's last block too)."""
     blocks: list[Block] = []
     if schema is not None and dialect == "openai":
         blocks.append(

@@ -1,22 +1,8 @@
 """The providers' prompt caches as their documentation describes them, as code: what a request
-reads from the cache, what it writes, and when a write becomes readable.
-
-OpenAI (models before gpt-5.6; platform.openai.com "Prompt caching"): every prompt of 1,024
-tokens or more is cached as it is processed; a later prompt reads its longest exact prefix shared
-with a cached one, in steps of 128 tokens from 1,024; the response schema is part of the prompt,
-ahead of the system message; writes cost nothing extra.
-
-Anthropic (docs.claude.com "Prompt caching"): a request writes the prefix up to each block it
-marks with `cache_control` (at most 4 marks), if that prefix is at least the model's minimum
-cacheable length; it reads the longest cached prefix ending at a mark or at one of the 20 blocks
-before it; writes cost 1.25x the input price (5-minute entries), reads 0.1x.
-
-OpenAI from gpt-5.6 takes explicit breakpoints the same way (at most 4 written per request, no
-lookback limit), and bills writes at 1.25x; Inspect sends our marks only to OpenAI's own API.
-
-In every case an entry is readable once the request that wrote it has finished (the providers say
-"once the first response begins"; a request's answer is what our endpoints send first).
-"""
+reads from the cache, what it writes, and when a write becomes readable (the rules in words, with
+their sources: docs/cost-and-scale.md, 'How each number is made'). An entry is readable once the
+request that wrote it has finished: the providers say "once the first response begins", and a
+request's answer is what our endpoints send first."""
 
 from __future__ import annotations
 
@@ -85,8 +71,7 @@ _ANTHROPIC_MINIMUM = (
 )
 """Minimum cacheable prompt length by Claude model, where it is not 1,024 (Anthropic's table)."""
 _OPENAI_CACHED = (("gpt-5", 0.1), ("gpt-4.1", 0.25), ("o3", 0.25), ("o4", 0.25))
-"""Cached input price by OpenAI model family, as a multiple of the input price (gpt-4o and
-others: 0.5)."""
+"""Cached input price by OpenAI model family, times the input price (gpt-4o and others: 0.5)."""
 
 
 def _gpt_version(name: str) -> tuple[int, int] | None:
@@ -100,8 +85,7 @@ def _gpt_version(name: str) -> tuple[int, int] | None:
 
 
 def rules_for(model: str) -> CacheRules | None:
-    """The cache rules of an Inspect model name (`provider/model`), None where we model no
-    provider cache (local servers bill nothing; other providers are not modelled)."""
+    """The cache rules of a model name; None for a local server or a provider not modelled."""
     provider, _, name = model.partition("/")
     name = name.rsplit("/", 1)[-1].lower()
     if provider == "anthropic":
@@ -190,8 +174,7 @@ class Lookup:
 
 
 class PromptCache:
-    """One provider's cache over a run: `lookup` when a request arrives, `commit` when it is
-    done. Thread-safe (the loopback endpoints serve requests on threads)."""
+    """One provider's cache over a run: `lookup`, then `commit`; safe on the loopback's threads."""
 
     def __init__(self, rules: CacheRules, tokens: Tokens) -> None:
         self.rules = rules
