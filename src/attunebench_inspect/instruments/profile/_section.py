@@ -36,21 +36,23 @@ def _profile_scores(report: Report) -> list[Table]:
         Table(
             f"Profile prediction (experimental{at_version(report)}): composite and parts "
             "(95% bootstrap CI over conversations)",
-            ["model", "conversations", "errored", *map(label, parts), "unplaced labels"],
+            ["", *(r.model for r in rows)],
             [
-                [
-                    r.model,
-                    r.conversations,
-                    r.errored,
-                    *(
-                        ci(r.metrics[m], 2 if m == "profile_composite" else 3)
-                        if m in r.metrics
-                        else "-"
-                        for m in parts
-                    ),
-                    r.unplaced,
-                ]
-                for r in rows
+                ["conversations", *(r.conversations for r in rows)],
+                ["errored", *(r.errored for r in rows)],
+                *(
+                    [
+                        label(m),
+                        *(
+                            ci(r.metrics[m], 2 if m == "profile_composite" else 3)
+                            if m in r.metrics
+                            else "-"
+                            for r in rows
+                        ),
+                    ]
+                    for m in parts
+                ),
+                ["unplaced labels", *(r.unplaced for r in rows)],
             ],
             "What a model infers about a person from a conversation: a capability and a privacy "
             "risk, not a diagnostic tool (docs/profile.md). 'chance' is attunebench/random. "
