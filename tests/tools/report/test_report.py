@@ -459,6 +459,7 @@ def test_runs_of_different_task_versions_are_never_ranked_together(
     assert report.versions == {TASK_VERSION: len(runs) - 1, "2-A": 1}
     assert "attunebench/majority" not in [r.model for r in report.runs]
     (skipped,) = [s for s in report.skipped if s.location == old.location]
+    assert (skipped.model, skipped.mode) == ("attunebench/majority", "default")
     assert skipped.reason == (
         f"task version 2-A: not ranked with the {TASK_VERSION} runs (scores of different task "
         "versions are not comparable); report it with --task-version 2-A"

@@ -179,8 +179,8 @@ def one_version(
         raise FilterError(f"--task-version {wanted}: no run of that version (present: {present})")
     kept = [r for r in runs if r.version == chosen]
     skipped = [
-        Skipped(
-            r.location,
+        Skipped.run(
+            r,
             f"task version {r.version}: not ranked with the {chosen} runs (scores of different "
             f"task versions are not comparable); report it with --task-version {r.version}",
         )
