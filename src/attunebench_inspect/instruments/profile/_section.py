@@ -32,6 +32,7 @@ def _profile_scores(report: Report) -> list[Table]:
         )
         if m not in parts
     ]
+
     # One column a model, as the tables below: a model's name, not its figures, sets the width.
     def scores(m: str) -> list[Cell]:
         digits = 2 if m == "profile_composite" else 3
