@@ -79,6 +79,12 @@ def test_every_table_of_a_rich_report_fits_120_columns_and_cuts_no_word(
         assert wanted in titles
     for table in shown:
         read_back(table)
+    # Beside the Composite, the verdict's word: a cannot decide's reason is in its section.
+    board = next(t for t in shown if t.title.startswith("Leaderboard"))
+    assert {(r[1], r[-1]) for r in board.rows} == {
+        ("attunebench/majority", "cannot decide"),
+        ("chance", "not suspected"),
+    }
     # The human run answered one conversation: its estimates stand alone, with no interval.
     human = next(t for t in shown if t.title.startswith("Humans beside"))
     assert human.rows[0][5] == "100.00"

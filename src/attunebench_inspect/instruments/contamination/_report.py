@@ -235,8 +235,10 @@ class ContaminationPart(Part):
         model was probed)."""
         if not self.contamination:
             return []
+        # The verdict's word; a "cannot decide" says why in the section below.
         verdicts = {
-            c.model: c.contamination.verdict + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
+            c.model: c.contamination.verdict.partition(": ")[0]
+            + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
             for c in self.contamination
         }
         return [
@@ -244,7 +246,7 @@ class ContaminationPart(Part):
                 "contamination",
                 verdicts,
                 NOT_PROBED,
-                "Contamination: the probe's verdict (below); "
+                "Contamination: the probe's verdict (below, with the reason of a cannot decide); "
                 f"'{OTHER_CONVERSATIONS}': the probe did not read the conversations the Composite "
                 "did, and says nothing of those it did not read.",
             )
