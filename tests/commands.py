@@ -31,3 +31,16 @@ def inspect_eval(task: str, *args: str, log_dir: Path) -> tuple[int, str]:
         str(log_dir),
         *args,
     )
+
+
+def skipped_on_stderr(err: str) -> dict[str, str]:
+    """The logs `attunebench report` and `composite` list as skipped on stderr: each log's
+    location (the last line of its entry, on a line of its own) -> what the lines above it say,
+    joined ("skipped <model> (<mode>): <reason>")."""
+    entries: list[list[str]] = []
+    for line in err.splitlines():
+        if line.startswith("skipped"):
+            entries.append([line])
+        elif line.startswith("  ") and entries:
+            entries[-1].append(line.strip())
+    return {entry[-1]: " ".join(entry[:-1]) for entry in entries if len(entry) > 1}

@@ -344,8 +344,8 @@ def test_the_plan_refuses_values_that_are_not_finite_or_out_of_range(
         ),
         (
             ["--difference", "500"],
-            "attunebench plan: --difference must be at most 117.647 Composite points (the "
-            "Composite's range); got 500.0",
+            "attunebench plan: --difference must be at most 117.6 Composite points (a Composite "
+            "runs from -17.6 to 100, so no two differ by more); got 500.0",
         ),
     ],
 )

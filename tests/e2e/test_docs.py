@@ -209,9 +209,9 @@ def test_every_offline_command_runs_in_order_and_the_report_still_ranks_the_whol
 ) -> None:
     """A newcomer's fresh clone: every offline command of README.md, then of each page of docs/,
     in order, in one folder; afterwards `make run`'s report still ranks the runs over the 25
-    bundled conversations and says what it set aside (the recipes' --limit and --sample-id runs
-    among them), first that the numbers are synthetic (docs/report.md, "Which runs are
-    compared")."""
+    bundled conversations and one epoch and says what it set aside (the recipes' --limit,
+    --sample-id and --epochs 2 runs among them), first that the numbers are synthetic
+    (docs/report.md, "Which runs are compared")."""
     for page in PAGES:
         steps = [(c.line, c.text) for block in commands(page) for c in block]
         steps += [(s.line, f"python - <<'PYTHON'\n{s.runs}\nPYTHON") for s in snippets(page)]
@@ -225,8 +225,11 @@ def test_every_offline_command_runs_in_order_and_the_report_still_ranks_the_whol
     assert board[("chance", "default")] == board[("attunebench/majority", "default")] == 25
     assert set(board.values()) == {25}
     (main,) = [c for c in report["compared"] if c["task"] == "main task"]
-    assert main["conversations"] == 25 and main["synthetic"] and main["set_aside"] >= 2
+    assert main["conversations"] == 25 and main["synthetic"] and main["set_aside"] >= 3
+    assert main["epochs"] == 1
     aside = [s["reason"] for s in report["skipped"] if s["reason"].startswith("set aside: ")]
     assert any("of the 25 conversations (--limit or --sample-id)" in a for a in aside)
+    # docs/stability.md's `--epochs 2` run does not replace the 1-epoch chance row.
+    assert any("a run of 2 epochs (--epochs)" in a for a in aside)
     text = _run("attunebench report logs --html logs/report.html", scratch).stdout
     assert text.lstrip("\n").startswith("Synthetic: not AttuneBench results. What this report")

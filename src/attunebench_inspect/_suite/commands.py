@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,12 +19,12 @@ from ..data._source import BUNDLED, resolve
 from ..data._validate import validate_path
 from ..score._catalog_doc import write
 from ..score._conformance import bundled_case_files, run_cases
-from ..tools._arguments import CODEBOOK_HELP, DATA_HELP, Commands, put
+from ..tools._arguments import CODEBOOK_HELP, DATA_HELP, WIDTH, Commands, put
 from ..tools.report._build import Report
 from ..tools.report._composite import agrees, run_composite
 from ..tools.report._filters import FilterError
 from ..tools.report._formats.html_page import PLOTS_HINT
-from ..tools.report._logs import is_main_task_run, read_runs
+from ..tools.report._logs import Skipped, is_main_task_run, read_runs
 from .catalog import compute, metrics_markdown
 from .render import FORMS, plots_available, to_html, write_plots
 from .report import build_report
@@ -66,6 +68,15 @@ def _validate(args: argparse.Namespace) -> int:
     return 1 if summary.problems else 0
 
 
+def say_skipped(skipped: Sequence[Skipped]) -> None:
+    """Each log left out, on stderr: the run and why (wrapped), then its location on a line of
+    its own, whole."""
+    for item in skipped:
+        named = f" {item.model} ({item.mode})" if item.model else ""
+        why = textwrap.fill(f"skipped{named}: {item.reason}", WIDTH, subsequent_indent="  ")
+        print(f"{why}\n  {item.location}", file=sys.stderr)
+
+
 def add_composite(commands: Commands) -> None:
     composite = commands.add_parser(
         "composite", help="recompute the Composite with a bootstrap CI from .eval logs"
@@ -81,8 +92,7 @@ def _composite(args: argparse.Namespace) -> int:
     # The profile task and the contamination probe have no Composite (`attunebench report`
     # shows them).
     runs = [r for r in runs if is_main_task_run(r)]
-    for item in skipped:
-        print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
+    say_skipped(skipped)
     if not runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1
@@ -194,8 +204,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _written(report: Report, args: argparse.Namespace) -> int:
     """The report in the forms asked for, after what was skipped; 1 where it has nothing."""
-    for item in report.skipped:
-        print(f"skipped {item.location}: {item.reason}", file=sys.stderr)
+    say_skipped(report.skipped)
     if not report.runs:
         print("no successful AttuneBench log found", file=sys.stderr)
         return 1

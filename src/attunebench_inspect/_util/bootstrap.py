@@ -26,7 +26,14 @@ class Interval:
     n: int
 
     def show(self, digits: int = 2) -> str:
-        return f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+        low, high = fixed(self.low, digits), fixed(self.high, digits)
+        return f"{fixed(self.estimate, digits)} [{low}, {high}]"
+
+
+def fixed(value: float, digits: int) -> str:
+    """`value` with `digits` decimals; a value that rounds to 0 reads 0, never -0 (a difference
+    of -0.0004 is no direction)."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
 
 
 EMPTY = Interval(NAN, NAN, NAN, 0)

@@ -598,3 +598,36 @@ def test_power_benchmark_small_version(bundled_files: list[Path]) -> None:
         assert by_model[label] == ["not suspected"] * 3, label
     for share in ("0.2", "0.5"):
         assert by_model[f"memorizer/recall share {share}"] == ["suspected"] * 3
+
+
+_RULE_TEXT = st.text(st.characters(categories=("L", "N", "Zs"), include_characters=";:,()"))
+
+
+@given(
+    guided=_RULE_TEXT,
+    layout=_RULE_TEXT,
+    labels=st.none() | _RULE_TEXT,
+    overall=_RULE_TEXT,
+    methods=st.sampled_from([None, ["guided"], ["guided", "layout"], ["layout"]]),
+)
+def test_a_verdicts_rule_reads_back_by_method_as_the_log_states_it(
+    guided: str, layout: str, labels: str | None, overall: str, methods: list[str] | None
+) -> None:
+    """The report states each method's rule once under its own table (`rule_parts`), from the
+    rule the JSON report keeps as the logs state it, joined as before (byte for byte)."""
+    from attunebench_inspect.instruments.contamination._report import _rule, rule_parts
+
+    method: dict[str, object] = {"rule": guided, "layout_rule": layout, "overall_rule": overall}
+    if labels is not None:
+        method["labels_rule"] = labels
+    rule = _rule(method, methods)
+    if methods is None or "layout" not in methods:
+        assert rule == guided
+        assert rule_parts(rule) == ({"guided": guided} if guided else {})
+        return
+    cut = f"labels: {labels}; " if labels is not None else ""
+    joined = f"files layout: {layout}; {cut}overall: {overall}"
+    assert rule == (joined if methods == ["layout"] else f"guided: {guided}; {joined}")
+    parts = {"files layout": layout, **({"labels": labels} if labels is not None else {})}
+    expected = {**({} if methods == ["layout"] else {"guided": guided}), **parts}
+    assert rule_parts(rule) == {**expected, "overall": overall}

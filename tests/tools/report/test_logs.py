@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from attunebench_inspect._suite.cli import main
+from tests.commands import skipped_on_stderr
 
 
 @pytest.mark.parametrize(
@@ -24,6 +25,9 @@ def test_json_that_is_not_a_log_is_listed_and_the_good_logs_reported(
         assert main([*command, str(logs)]) == 0
         out = capsys.readouterr()
         assert "Traceback" not in out.err and "attunebench/random" in out.out + out.err
-        skipped = [line for line in out.err.splitlines() if bogus.name in line]
-        assert len(skipped) == 1 and skipped[0].startswith(f"skipped {bogus.as_uri()}: ")
-        assert "not an Inspect log (" in skipped[0]
+        assert [line for line in out.err.splitlines() if bogus.name in line] == [
+            f"  {bogus.as_uri()}"
+        ]
+        assert skipped_on_stderr(out.err)[bogus.as_uri()].startswith(
+            "skipped: not an Inspect log ("
+        )

@@ -49,6 +49,7 @@ from attunebench_inspect.tools.report._log_fields import (
 )
 from attunebench_inspect.tools.report._logs import read_runs
 from attunebench_inspect.tools.report._run_table import run_table
+from tests.commands import skipped_on_stderr
 from tests.conftest import BUNDLED
 from tests.spy import Spy
 from tests.truth_model import TruthModel
@@ -172,13 +173,11 @@ def test_a_log_that_cannot_be_read_yet_is_listed_and_the_rest_reported(
     assert main(["composite", str(copy), "--resamples", "100"]) == 0
     out = capsys.readouterr()
     assert out.out.replace(str(copy), str(logs)) == expected
-    skipped = [
-        line for line in out.err.splitlines() if "_cut.eval" in line or "_empty.eval" in line
-    ]
-    assert sorted(skipped) == [
-        f"skipped {cut.as_uri()}: {reason}",
-        f"skipped {empty.as_uri()}: {reason}",
-    ]
+    skipped = skipped_on_stderr(out.err)
+    assert {k: v for k, v in skipped.items() if "_cut.eval" in k or "_empty.eval" in k} == {
+        cut.as_uri(): f"skipped: {reason}",
+        empty.as_uri(): f"skipped: {reason}",
+    }
     assert main(["report", str(copy), "--resamples", "100", "--format", "json"]) == 0
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert len(runs) == len(read_runs([logs])[0])
@@ -460,6 +459,7 @@ def test_runs_of_different_task_versions_are_never_ranked_together(
     assert report.versions == {TASK_VERSION: len(runs) - 1, "2-A": 1}
     assert "attunebench/majority" not in [r.model for r in report.runs]
     (skipped,) = [s for s in report.skipped if s.location == old.location]
+    assert (skipped.model, skipped.mode) == ("attunebench/majority", "default")
     assert skipped.reason == (
         f"task version 2-A: not ranked with the {TASK_VERSION} runs (scores of different task "
         "versions are not comparable); report it with --task-version 2-A"

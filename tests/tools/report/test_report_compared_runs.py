@@ -14,10 +14,21 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
-from attunebench_inspect import build_report, default, to_html, to_json, to_markdown, to_terminal
+from attunebench_inspect import (
+    build_report,
+    default,
+    metrics_df,
+    to_html,
+    to_json,
+    to_markdown,
+    to_terminal,
+)
 from attunebench_inspect._suite.cli import main
+from attunebench_inspect._suite.render import tables
 from attunebench_inspect.tools._arguments import WIDTH
+from attunebench_inspect.tools.report._logs import read_runs
 from tests.conftest import BUNDLED
+from tests.terminal_text import read_back
 from tests.third_party_world import FAITHFUL, World, planted_models
 
 RESAMPLES = 200
@@ -28,8 +39,9 @@ WHOLE = 3
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Both baselines over three conversations, then what the recipes add: a --limit 1 run of
-    the majority baseline (newer than its whole run), a --sample-id run, and a run of the random
-    baseline on another data set (one conversation of another file)."""
+    the majority baseline (newer than its whole run), a --sample-id run, a run of the random
+    baseline on another data set (one conversation of another file), and a newer run of the
+    majority baseline with --epochs 2."""
     root = tmp_path_factory.mktemp("compared")
     data, other = root / "data", root / "other"
     data.mkdir()
@@ -47,6 +59,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     eval(default(data=str(data)), model="attunebench/random", sample_id=one, display="none",
          log_dir=str(folder))  # fmt: skip
     eval(default(data=str(other)), model="attunebench/random", display="none", log_dir=str(folder))
+    eval(default(data=str(data)), model="attunebench/majority", epochs=2, display="none",
+         log_dir=str(folder))  # fmt: skip
     return folder
 
 
@@ -54,20 +68,34 @@ def test_runs_over_fewer_or_other_conversations_are_set_aside_with_why(logs: Pat
     report = build_report([logs], resamples=RESAMPLES)
     board = {(r.model, r.mode): r.composite.n for r in report.leaderboard}
     assert board == {("chance", "default"): WHOLE, ("attunebench/majority", "default"): WHOLE}
-    aside = [s.reason for s in report.skipped if s.reason.startswith("set aside:")]
-    assert sorted(aside) == sorted(
-        [
-            "set aside: a run over 1 of the 3 conversations (--limit or --sample-id), not "
-            "comparable with the 3-conversation runs ranked (`attunebench report` on that log "
-            "alone reports it)",
-        ]
-        * 2
-        + [
-            next(a for a in aside if "another data set (" in a),
-        ]
+    aside = {
+        (s.model, s.mode, s.reason) for s in report.skipped if s.reason.startswith("set aside:")
+    }
+    partial = (
+        "set aside: a run over 1 of the 3 conversations (--limit or --sample-id), not comparable "
+        "with the runs ranked (3 conversations, 1 epoch; `attunebench report` on that log alone "
+        "reports it)"
     )
+    other = next(a for _, _, a in aside if "another data set (" in a)
+    assert aside == {
+        ("attunebench/majority", "default", partial),
+        ("attunebench/random", "default", partial),
+        ("attunebench/random", "default", other),
+        (
+            "attunebench/majority",
+            "default",
+            "set aside: a run of 2 epochs (--epochs), not comparable with the runs ranked (3 "
+            "conversations, 1 epoch; `attunebench report` on that log alone reports it)",
+        ),
+    }
     (scope,) = report.compared
-    assert (scope.task, scope.conversations, scope.runs, scope.set_aside) == ("main task", 3, 2, 3)
+    assert (scope.task, scope.conversations, scope.epochs, scope.runs, scope.set_aside) == (
+        "main task",
+        3,
+        1,
+        2,
+        4,
+    )
     # A partial run alone is reported: it is the largest set among what was given.
     partial = next(s.location for s in report.skipped if "1 of the 3" in s.reason)
     alone = build_report([partial], resamples=RESAMPLES)
@@ -95,6 +123,7 @@ def test_every_form_of_the_report_says_first_what_it_compares_and_that_it_is_syn
             "data_set": document["compared"][0]["data_set"],
             "synthetic": True,
             "conversations": 2,
+            "epochs": 1,
             "runs": 1,
             "set_aside": 0,
         }
@@ -145,7 +174,7 @@ def test_the_terminal_report_fits_120_columns(logs: Path) -> None:
     text = to_terminal(build_report([logs], resamples=RESAMPLES))
     assert max(len(line) for line in text.splitlines()) <= WIDTH
     # A wrapped table keeps every row: each set-aside run's reason starts its own lines.
-    assert text.count("set aside: a run over") == 3
+    assert text.count("set aside: a run over") == 3 and text.count("set aside: a run of") == 1
 
 
 def test_the_third_party_report_fits_120_columns(
@@ -165,6 +194,10 @@ def test_the_third_party_report_fits_120_columns(
     text = to_terminal(report)
     assert "Third-party" in text
     assert [line for line in text.splitlines() if len(line) > WIDTH] == []
+    # Three models: the Spearman matrix of every metric, its columns numbered, cuts no word.
+    for table in tables(report):
+        if table.rows:
+            read_back(table)
 
 
 def test_a_compare_side_left_empty_is_said_not_shown_as_rows_of_nothing(
@@ -181,3 +214,22 @@ def test_a_compare_side_left_empty_is_said_not_shown_as_rows_of_nothing(
     )
     assert main(["report", str(logs), "--compare", everything, "--resamples", "200"]) == 0
     assert "(n=0)" not in capsys.readouterr().out
+
+
+def test_epochs_are_part_of_a_runs_identity(logs: Path) -> None:
+    """A newer run of 2 epochs does not supersede the 1-epoch run the report ranks beside the
+    1-epoch chance row: it is set aside, and metrics_df(ranked=True) reads what the report ranks
+    (its mean Composite the leaderboard's), where metrics_df reads every log."""
+    report = build_report([logs], resamples=RESAMPLES)
+    by_log = {r.log: r for r in report.runs}
+    ranked = metrics_df(logs, ranked=True)
+    assert set(ranked["log"].map(lambda p: Path(p).as_uri())) == set(by_log)
+    means = ranked.groupby("model")["composite"].mean()
+    for row in report.leaderboard:
+        model = "attunebench/random" if row.model == "chance" else row.model
+        assert means[model] == pytest.approx(row.composite.estimate)
+    every = metrics_df(logs)
+    assert len(every) == len(ranked) + 1 + 1 + 1 + 3 * 2  # the runs set aside
+    runs, skipped = read_runs([logs])
+    assert sorted(r.epochs for r in runs if r.model == "attunebench/majority") == [1, 1, 2]
+    assert not any(s.reason.startswith("superseded") for s in skipped)

@@ -7,16 +7,27 @@ import re
 from pathlib import Path
 from typing import Any
 
-from attunebench_inspect.instruments.contamination._section import HEADERS
 from attunebench_inspect.tools.report._formats.html_page import html_page
 from attunebench_inspect.tools.report._table import Table
 
 # Two rows as `attunebench report` wrote them for the random baseline and memorizer/recall on the
-# bundled set: the table was 65 px wider than its box at 1280 px, its files layout and seed
-# columns out of sight.
+# bundled set, in the contamination section's eleven columns of task version 4-A: the table was
+# 65 px wider than its box at 1280 px, its files layout and seed columns out of sight.
 CONTAMINATION = Table(
     title="Contamination: has the model seen these conversations?",
-    columns=HEADERS,
+    columns=[
+        "model",
+        "verdict",
+        "Composite [95% CI] by mode",
+        "ROUGE-L guided / general",
+        "difference [95% CI]",
+        "permutation p",
+        "exact / near-exact",
+        "recalled (longest run)",
+        "texts (conversations)",
+        "files layout",
+        "seed",
+    ],
     rows=[
         [
             "chance",

@@ -8,6 +8,7 @@ every text it probed, so `--where` does not filter it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -149,18 +150,32 @@ def contamination_of(run: Run) -> Contamination:
     )
 
 
+RULED = ("guided", "files layout", "labels", "overall")
+"""The methods and cuts a verdict's rule names, in the order it states them."""
+
+
 def _rule(method: dict[str, object], methods: object) -> str:
     """The rule of the verdict as the log states it: the guided probe's, and where the layout
-    probe ran, its rule and the overall rule."""
+    probe ran, its rule and the overall rule (`rule_parts` reads them back)."""
     rule = str(method.get("rule", ""))
-    if isinstance(methods, list) and "layout" in methods:
-        labels = f"labels: {method['labels_rule']}; " if "labels_rule" in method else ""
-        layout = (
-            f"files layout: {method.get('layout_rule', '')}; {labels}"
-            f"overall: {method.get('overall_rule', '')}"
-        )
-        rule = layout if methods == ["layout"] else f"guided: {rule}; {layout}"
-    return rule
+    if not (isinstance(methods, list) and "layout" in methods):
+        return rule
+    parts = {
+        "guided": rule if methods != ["layout"] else None,
+        "files layout": method.get("layout_rule", ""),
+        "labels": method.get("labels_rule"),
+        "overall": method.get("overall_rule", ""),
+    }
+    return "; ".join(f"{name}: {text}" for name, text in parts.items() if text is not None)
+
+
+def rule_parts(rule: str) -> dict[str, str]:
+    """A verdict's rule by the method or cut it names (`RULED`), as `_rule` joined them; a rule
+    of the guided probe alone is the guided rule."""
+    split = re.split(f"(?:^|; )({'|'.join(RULED)}): ", rule)
+    if len(split) == 1:
+        return {"guided": rule} if rule else {}
+    return dict(zip(split[1::2], split[2::2], strict=True))
 
 
 def _layout(layout: LayoutVerdict, labels: LabelsVerdict | None) -> Layout:
@@ -220,8 +235,10 @@ class ContaminationPart(Part):
         model was probed)."""
         if not self.contamination:
             return []
+        # The verdict's word; a "cannot decide" says why in the section below.
         verdicts = {
-            c.model: c.contamination.verdict + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
+            c.model: c.contamination.verdict.partition(": ")[0]
+            + (f" ({OTHER_CONVERSATIONS})" if c.coverage else "")
             for c in self.contamination
         }
         return [
@@ -229,7 +246,7 @@ class ContaminationPart(Part):
                 "contamination",
                 verdicts,
                 NOT_PROBED,
-                "Contamination: the probe's verdict (below); "
+                "Contamination: the probe's verdict (below, with the reason of a cannot decide); "
                 f"'{OTHER_CONVERSATIONS}': the probe did not read the conversations the Composite "
                 "did, and says nothing of those it did not read.",
             )

@@ -37,14 +37,14 @@ def _tables(report: Report) -> list[Table]:
                 "mode",
                 "human",
                 "model",
-                "conversations",
+                "n",
                 "metric",
                 "human",
                 "model",
                 "human - model",
             ],
             [_human_row(h) for h in report.part(HumanPart).human],
-            "Every row is over the conversations both the person and the model answered; the "
+            "Every row is over the n conversations both the person and the model answered; the "
             "difference is paired per conversation. (few): fewer than "
             f"{FEW_CONVERSATIONS} conversations, where the interval says more than the estimate.",
             empty=f"No model shares a conversation with {', '.join(humans)}: run the models on "

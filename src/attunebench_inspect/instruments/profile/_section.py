@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...score._catalog import label as main_label
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section, at_version
-from ...tools.report._table import Table, ci, nothing_to_show, number
+from ...tools.report._table import Cell, Table, ci, nothing_to_show, number
 from ._analyses import ProfilePart
 from ._catalog import PROFILE_METRICS, in_groups, label
 
@@ -32,26 +32,24 @@ def _profile_scores(report: Report) -> list[Table]:
         )
         if m not in parts
     ]
+
+    # One column a model, as the tables below: a model's name, not its figures, sets the width.
+    def scores(m: str) -> list[Cell]:
+        digits = 2 if m == "profile_composite" else 3
+        return [label(m), *(ci(r.metrics[m], digits) if m in r.metrics else "-" for r in rows)]
+
+    summary: list[list[Cell]] = [
+        ["conversations", *(r.conversations for r in rows)],
+        ["errored", *(r.errored for r in rows)],
+        *map(scores, parts),
+        ["unplaced labels", *(r.unplaced for r in rows)],
+    ]
     return [
         Table(
             f"Profile prediction (experimental{at_version(report)}): composite and parts "
             "(95% bootstrap CI over conversations)",
-            ["model", "conversations", "errored", *map(label, parts), "unplaced labels"],
-            [
-                [
-                    r.model,
-                    r.conversations,
-                    r.errored,
-                    *(
-                        ci(r.metrics[m], 2 if m == "profile_composite" else 3)
-                        if m in r.metrics
-                        else "-"
-                        for m in parts
-                    ),
-                    r.unplaced,
-                ]
-                for r in rows
-            ],
+            ["", *(r.model for r in rows)],
+            summary,
             "What a model infers about a person from a conversation: a capability and a privacy "
             "risk, not a diagnostic tool (docs/profile.md). 'chance' is attunebench/random. "
             "Unplaced labels: the participants' labels the profile vocabulary could not place, "

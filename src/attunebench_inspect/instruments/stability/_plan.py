@@ -133,11 +133,11 @@ def plan_rows(
             f"--difference must be at least {RESOLUTION} Composite points (the precision a "
             f"report gives a Composite: a smaller difference cannot be shown); got {difference:g}"
         )
-    widest = BY_NAME["composite"].high - BY_NAME["composite"].low
-    if difference > widest:
+    low, high = BY_NAME["composite"].low, BY_NAME["composite"].high
+    if difference > high - low:
         raise InputError(
-            f"--difference must be at most {widest:g} Composite points (the Composite's range); "
-            f"got {difference}"
+            f"--difference must be at most {high - low:.1f} Composite points (a Composite runs "
+            f"from {low:.1f} to {high:g}, so no two differ by more); got {difference}"
         )
     if not 0 < target < 1 or not 0 < alpha < 1:
         raise InputError(f"--power and --alpha must be in (0, 1); got {target}, {alpha}")

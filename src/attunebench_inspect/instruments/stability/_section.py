@@ -165,6 +165,12 @@ def _self_judge(run: RunStability, role: str) -> str:
     return f"{relation.upper()}{' (allowed)' if run.self_judge_allowed else ''}"
 
 
+def _criterion(name: str) -> str:
+    """A criterion as words (`emotional_appropriateness`: "emotional appropriateness"), which a
+    narrow column wraps between."""
+    return name.replace("_", " ")
+
+
 def _judge_tables(report: Report) -> list[Table]:
     judged = [r for r in report.part(StabilityPart).stability if r.judges]
     if not judged:
@@ -173,8 +179,8 @@ def _judge_tables(report: Report) -> list[Table]:
         "Stability: judge panel agreement, Krippendorff's alpha (95% CI over conversations)",
         ["mode", "model", "judges", "rated", "units", "alpha [95% CI]", "reading"],
         [
-            [r.mode, r.model, len(r.judges), a.item, a.agreement.drafts, ci(a.agreement.alpha),
-             a.agreement.reading]
+            [r.mode, r.model, len(r.judges), _criterion(a.item), a.agreement.drafts,
+             ci(a.agreement.alpha), a.agreement.reading]
             for r in judged
             for a in r.judge_agreement
         ],
@@ -186,13 +192,11 @@ def _judge_tables(report: Report) -> list[Table]:
     )  # fmt: skip
     leniency = Table(
         "Stability: each judge's leniency and collapse, beside the panel",
-        ["mode", "model", "role", "judge", "criterion", "drafts", "mean rating", "panel mean",
-         "modal share", "collapsed", "self-judging"],
+        ["mode", "model", "judge (role)", "criterion", "drafts", "mean rating", "panel mean",
+         "modal share", "collapsed"],
         _leniency_rows(judged),
-        sentence(RULES["judge_collapse"])
-        + ". Self-judging: a judge that is the evaluated model, or of its family from the same "
-        "maker, may favour its own kind of writing (allowed: "
-        "-T allow_self_judge=true).",
+        sentence(RULES["judge_collapse"]) + ". A judge of the evaluated model or its family: the "
+        "self-judging table.",
         empty="No judged run in these logs.",
     )  # fmt: skip
     silent = Table(
@@ -206,7 +210,8 @@ def _judge_tables(report: Report) -> list[Table]:
         "Stability: self-judging",
         ["mode", "model", "role", "judge", "relation"],
         [[r.mode, r.model, role, r.judges[role], _self_judge(r, role)] for r, role in selves],
-        "The draft metrics of these runs are judged by the evaluated model or its family.",
+        "The draft metrics of these runs are judged by the evaluated model or its family, which "
+        "may favour its own kind of writing (allowed: -T allow_self_judge=true).",
     )
     return [
         agreement,
@@ -219,9 +224,9 @@ def _judge_tables(report: Report) -> list[Table]:
 def _leniency_rows(judged: Sequence[RunStability]) -> list[list[Cell]]:
     """Each judge of each run on each criterion."""
     rows: list[list[Cell]] = [
-        [r.mode, r.model, j.role, j.model, j.criterion, j.profile.drafts,
+        [r.mode, r.model, f"{j.model} ({j.role})", _criterion(j.criterion), j.profile.drafts,
          number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
-         j.profile.verdict, _self_judge(r, j.role)]
+         j.profile.verdict]
         for r in judged
         for j in r.judge_leniency
     ]  # fmt: skip

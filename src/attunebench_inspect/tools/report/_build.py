@@ -179,8 +179,8 @@ def one_version(
         raise FilterError(f"--task-version {wanted}: no run of that version (present: {present})")
     kept = [r for r in runs if r.version == chosen]
     skipped = [
-        Skipped(
-            r.location,
+        Skipped.run(
+            r,
             f"task version {r.version}: not ranked with the {chosen} runs (scores of different "
             f"task versions are not comparable); report it with --task-version {r.version}",
         )
@@ -188,6 +188,36 @@ def one_version(
         if r.version != chosen
     ]
     return chosen, versions, kept, skipped
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The runs a report reads among logs, and what it left out (`chosen_runs`)."""
+
+    runs: list[Run]
+    skipped: list[Skipped]
+    version: str
+    versions: dict[str, int]
+    compared: list[Compared]
+
+
+def chosen_runs(
+    logs: Sequence[str | Path], task_version: str | None, is_person: Callable[[str], bool]
+) -> Chosen:
+    """The runs a report reads: the newest successful log per run among `logs`, at one task
+    version, over one conversation set and number of epochs per task (`compared`); people's
+    runs (`is_person`) are compared in their own section, not ranked, so they stay out of the
+    rule."""
+    every, skipped = read_runs(logs)
+    version, versions, runs, other = one_version(every, task_version)
+
+    def task_of(run: Run) -> str | None:
+        if is_person(run.model):
+            return None
+        return MAIN_TASK if is_main_task_run(run) else run.mode
+
+    runs, aside, scope = compared(runs, task_of)
+    return Chosen(runs, [*skipped, *other, *aside], version, versions, scope)
 
 
 def build_main(
@@ -203,22 +233,12 @@ def build_main(
     is_person: Callable[[str], bool],
     of_run: Sequence[OfRun] = (),
 ) -> MainBuild:
-    """The main task's part over the newest successful log per (task, model, mode) among `logs`,
-    at one task version, over one conversation set per task (`compared`); `is_person`: models
-    that are people (compared in their own section, not ranked); `of_run`: what instruments read
-    of each main-task run while its records are held."""
+    """The main task's part over the runs `chosen_runs` reads; `is_person`: models that are
+    people (compared in their own section, not ranked); `of_run`: what instruments read of each
+    main-task run while its records are held."""
     named = load_groups(groups)
-    every, skipped = read_runs(logs)
-    version, versions, runs, other = one_version(every, task_version)
-
-    def task_of(run: Run) -> str | None:
-        # People's runs are compared with models on the conversations both answered, in their
-        # own section, so they stay out of the rule.
-        if is_person(run.model):
-            return None
-        return MAIN_TASK if is_main_task_run(run) else run.mode
-
-    runs, aside, scope = compared(runs, task_of)
+    chosen = chosen_runs(logs, task_version, is_person)
+    runs, version, scope = chosen.runs, chosen.version, chosen.compared
     settings = analyses.Settings(resamples=resamples, seed=seed)
     cut: list[int] = []
     kept = _where(parse_filter(where, named) if where else None, cut)
@@ -233,12 +253,12 @@ def build_main(
         where=where,
         compare=compare,
         task_version=version,
-        versions=versions,
+        versions=chosen.versions,
         runs=[
             RunInfo(t.label, t.mode, t.task, len(t.conversations), t.location, version)
             for t in tables
         ],
-        skipped=[*skipped, *other, *aside],
+        skipped=chosen.skipped,
         leaderboard=analyses.leaderboard(models, settings, metrics),
         distinguishability=pairs,
         distinguished=_distinguished(pairs),

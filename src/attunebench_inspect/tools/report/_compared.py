@@ -1,11 +1,13 @@
 """Which runs a report compares, and what it says of them first.
 
-A run's identity includes the conversations it covers: the data set its task recorded (by digest)
-and the samples Inspect ran (after `--limit` and `--sample-id`). Scores over different
-conversations do not compare, so in each task the report ranks only the runs over one
-conversation set, the largest among the logs (the most conversations; between sets of one size
-the one more runs cover, then the one with the newest run), and sets every other run aside with
-why (docs/report.md, "Which runs are compared").
+A run's identity includes the conversations it covers, the data set its task recorded (by
+digest) and the samples Inspect ran (after `--limit` and `--sample-id`), and its epochs: scores
+over different conversations do not compare, and an estimate over 2 epochs is not the same
+measurement as one over 1 (its per-conversation values are means, its interval narrower). So in
+each task the report ranks only the runs over one conversation set and number of epochs, the
+largest among the logs (the most conversations; then the set more runs cover, then the one with
+the newest run), and sets every other run aside with why (docs/report.md, "Which runs are
+compared").
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class Compared:
     synthetic: bool
     """The bundled synthetic set: demo and test numbers, not AttuneBench results."""
     conversations: int
+    epochs: int
+    """How many times each conversation was run, in every run ranked."""
     runs: int
     set_aside: int
 
@@ -61,28 +65,47 @@ def is_bundled(found: ConversationSet) -> bool:
     )
 
 
-def _choose(sets: dict[str, list[Run]]) -> str:
+Identity = tuple[str, int]
+"""What runs compared together share: their conversation set (its digest) and epochs."""
+
+
+def _identity(run: Run) -> Identity:
+    return (run.header.conversations.digest, run.epochs)
+
+
+def _choose(sets: dict[Identity, list[Run]]) -> Identity:
     """The set the report ranks: the most conversations, then the most runs, then the newest."""
 
-    def weight(digest: str) -> tuple[int, int, str]:
-        runs = sets[digest]
+    def weight(identity: Identity) -> tuple[int, int, str]:
+        runs = sets[identity]
         newest = max(r.header.eval.created for r in runs)
         return (len(runs[0].header.conversations.ids), len(runs), newest)
 
     return max(sets, key=weight)
 
 
-def _why(run: Run, chosen: ConversationSet) -> str:
-    found = run.header.conversations
+def _epochs(n: int) -> str:
+    return f"{n} epoch{'s' * (n != 1)}"
+
+
+def _why(run: Run, ranked: Run) -> str:
+    found, chosen = run.header.conversations, ranked.header.conversations
     if found.data_sha256 != chosen.data_sha256:
-        what = f"another data set ({found.data_name or found.data_sha256[:12]})"
+        what = [f"over another data set ({found.data_name or found.data_sha256[:12]})"]
     elif found.ids < chosen.ids:
-        what = f"{len(found.ids)} of the {len(chosen.ids)} conversations (--limit or --sample-id)"
+        what = [
+            f"over {len(found.ids)} of the {len(chosen.ids)} conversations (--limit or --sample-id)"
+        ]
+    elif found.ids != chosen.ids:
+        what = [f"over {len(found.ids)} other conversations of the data set"]
     else:
-        what = f"{len(found.ids)} other conversations of the data set"
+        what = []
+    if run.epochs != ranked.epochs:
+        what.append(f"of {_epochs(run.epochs)} (--epochs)")
     return (
-        f"set aside: a run over {what}, not comparable with the {len(chosen.ids)}-conversation "
-        "runs ranked (`attunebench report` on that log alone reports it)"
+        f"set aside: a run {' and '.join(what)}, not comparable with the runs ranked "
+        f"({len(chosen.ids)} conversations, {_epochs(ranked.epochs)}; `attunebench report` on "
+        "that log alone reports it)"
     )
 
 
@@ -95,19 +118,18 @@ def compared(
     kept: list[Run] = []
     aside: list[Skipped] = []
     summary: list[Compared] = []
-    by_task: dict[str, dict[str, list[Run]]] = defaultdict(lambda: defaultdict(list))
+    by_task: dict[str, dict[Identity, list[Run]]] = defaultdict(lambda: defaultdict(list))
     for run in runs:
         task = task_of(run)
         if task is None:
             kept.append(run)
         else:
-            by_task[task][run.header.conversations.digest].append(run)
+            by_task[task][_identity(run)].append(run)
     for task, sets in by_task.items():
-        chosen = _choose(sets)
-        ranked = sets.pop(chosen)
+        ranked = sets.pop(_choose(sets))
         others = [r for group in sets.values() for r in group]
         kept += ranked
-        aside += [Skipped(r.location, _why(r, ranked[0].header.conversations)) for r in others]
+        aside += [Skipped.run(r, _why(r, ranked[0])) for r in others]
         found = ranked[0].header.conversations
         data_path = str((ranked[0].header.eval.metadata or {}).get("data", ""))
         summary.append(
@@ -116,6 +138,7 @@ def compared(
                 found.data_name or data_path,
                 is_bundled(found),
                 len(found.ids),
+                ranked[0].epochs,
                 len(ranked),
                 len(others),
             )

@@ -74,6 +74,7 @@ class HeaderError(_Record):
 
 class HeaderConfig(_Record):
     limit: int | list[int] | tuple[int, int] | None = None
+    epochs: int | None = None
 
 
 class HeaderRole(_Record):

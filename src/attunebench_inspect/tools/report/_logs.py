@@ -1,4 +1,5 @@
-"""Reading AttuneBench runs from Inspect logs: the newest successful log per task/model/mode."""
+"""Reading AttuneBench runs from Inspect logs: the newest successful log per run (its task, model,
+mode, task version, conversations and epochs)."""
 
 from __future__ import annotations
 
@@ -52,10 +53,18 @@ class Run:
         return str(self.header.eval.task_version)
 
     @property
-    def key(self) -> tuple[str, str, str, str, str]:
+    def epochs(self) -> int:
+        """How many times each conversation was run (`--epochs`): a run's estimate and interval
+        depend on it, so runs of different epochs are different runs."""
+        return self.header.eval.config.epochs or 1
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str, int]:
         """What a newer log of the same run replaces: the same task, model, mode and task
-        version over the same conversations (a partial run never replaces a whole one)."""
-        return (self.task, self.model, self.mode, self.version, self.header.conversations.digest)
+        version over the same conversations and epochs (a partial run never replaces a whole
+        one, nor a run of 2 epochs one of 1)."""
+        digest = self.header.conversations.digest
+        return (self.task, self.model, self.mode, self.version, digest, self.epochs)
 
     def scored(self) -> list[SampleRow]:
         """The sample-epochs that were scored (errored ones are left out, and counted)."""
@@ -64,8 +73,17 @@ class Run:
 
 @dataclass(frozen=True)
 class Skipped:
+    """A log the report read and left out, and why; the model and mode of a run set aside or
+    superseded ("" for a log that could not be read as one)."""
+
     location: str
     reason: str
+    model: str = ""
+    mode: str = ""
+
+    @classmethod
+    def run(cls, run: Run, reason: str) -> Skipped:
+        return cls(run.location, reason, run.model, run.mode)
 
 
 @dataclass(frozen=True)
@@ -174,7 +192,8 @@ def _finished(location: str) -> RunHeader | Skipped | None:
         reason = "still running, or stopped without finishing"
     else:
         reason = header.status
-    return Skipped(location, f"status {header.status}: {reason}")
+    why = f"status {header.status}: {reason}"
+    return Skipped(location, why, header.eval.model, mode_of(header))
 
 
 def _scored_nothing(header: RunHeader) -> str:
@@ -189,14 +208,14 @@ def _scored_nothing(header: RunHeader) -> str:
 
 def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
     """The newest successful AttuneBench log per (task, model, mode, task version, conversation
-    set), and what was left out.
+    set, epochs), and what was left out.
 
     `inspect eval-retry` writes a new log beside the failed one; the newest success wins. A log
     that did not succeed (or whose every sample errored), or cannot be read yet, is listed with its
     reason, not read. Runs over different conversations are all returned: which of them a report
     compares is `compared`'s rule (`_compared.py`).
     """
-    newest: dict[tuple[str, str, str, str, str], Run] = {}
+    newest: dict[tuple[str, str, str, str, str, int], Run] = {}
     skipped: list[Skipped] = []
     for location in log_files(paths):
         found = _finished(location)
@@ -209,12 +228,12 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
             later = run.header.eval.created > current.header.eval.created
             older, newer = (current, run) if later else (run, current)
             newest[run.key] = newer
-            skipped.append(Skipped(older.location, "superseded by a newer successful log"))
+            skipped.append(Skipped.run(older, "superseded by a newer successful log"))
     runs = []
     for run in newest.values():
         reason = _scored_nothing(run.header)
         if reason:
-            skipped.append(Skipped(run.location, reason))
+            skipped.append(Skipped.run(run, reason))
         else:
             runs.append(run)
     runs.sort(key=lambda r: r.key)

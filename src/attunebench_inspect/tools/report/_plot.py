@@ -141,8 +141,12 @@ def decimal(value: float, digits: int = 2) -> str:
 
 
 def show(interval: Interval, digits: int = 1) -> str:
+    """An estimate and its interval, as the tables write them (`_table.ci`: over one
+    conversation, the estimate alone)."""
     if math.isnan(interval.estimate):
         return NO_VALUE
+    if interval.n == 1:
+        return decimal(interval.estimate, digits)
     low, high = (decimal(x, digits) for x in (interval.low, interval.high))
     return f"{decimal(interval.estimate, digits)} [{low}, {high}]"
 

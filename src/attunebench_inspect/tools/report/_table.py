@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..._util.bootstrap import Interval
+from ..._util.bootstrap import Interval, fixed
 from ...score._catalog import BY_NAME
 
 Cell = str | float | int | None
@@ -31,16 +31,17 @@ class Table:
 
 
 def number(value: float, digits: int = 3) -> str:
-    """`value` with `digits` decimals, "-" where missing; a value that rounds to 0 is "0.0", not
-    "-0.0"."""
-    if math.isnan(value):
-        return "-"
-    return f"{round(value, digits) + 0.0:.{digits}f}"
+    """`value` with `digits` decimals, "-" where missing."""
+    return "-" if math.isnan(value) else fixed(value, digits)
 
 
 def ci(value: Interval, digits: int = 3) -> str:
+    """An estimate and its interval; over one conversation the estimate alone (a bootstrap
+    over one value has no spread to show)."""
     if math.isnan(value.estimate):
         return "-"
+    if value.n == 1:
+        return number(value.estimate, digits)
     low, high = number(value.low, digits), number(value.high, digits)
     return f"{number(value.estimate, digits)} [{low}, {high}]"
 

@@ -86,6 +86,6 @@ def few_runs(report: Report) -> str:
     if not few:
         return ""
     return (
-        f" Fewer than {FEW_CONVERSATIONS} conversations, so wide intervals (compare such runs on "
-        f"shared conversations): {', '.join(few)}."
+        f" Fewer than {FEW_CONVERSATIONS} conversations, too few for an interval to be trusted, "
+        f"however narrow (compare such runs on shared conversations): {', '.join(few)}."
     )

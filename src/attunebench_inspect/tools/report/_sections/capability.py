@@ -51,12 +51,14 @@ def _ranks(report: Report, mode: str) -> list[Table]:
         ),
         Table(
             spearman,
-            ["metric", *map(label, split.metrics)],
+            # Numbered columns: a square matrix of every metric fits a terminal only so.
+            ["metric", *(str(i) for i, _ in enumerate(split.metrics, 1))],
             [
-                [label(a), *(number(split.spearman[a][b], 2) for b in split.metrics)]
-                for a in split.metrics
+                [f"{i} {label(a)}", *(number(split.spearman[a][b], 2) for b in split.metrics)]
+                for i, a in enumerate(split.metrics, 1)
             ],
-            "'-' where undefined (a metric constant across models).",
+            "Each column is the metric of its number. '-' where undefined (a metric constant "
+            "across models).",
         )
         if have >= 3
         else nothing_to_show(spearman, too_few(3, have)),

@@ -25,7 +25,7 @@ def _tables(report: Report) -> list[Table]:
         [
             "mode",
             "model",
-            "conversations",
+            "n",
             *map(label, ("composite", *PILLARS)),
             *(b.column for b in beside),
         ],
@@ -40,7 +40,7 @@ def _tables(report: Report) -> list[Table]:
             ]
             for r in report.leaderboard
         ],
-        "'chance' is the attunebench/random baseline."
+        "n: conversations. 'chance' is the attunebench/random baseline."
         + "".join(f" {b.note}" for b in beside)
         + few_runs(report)
         + versions_note(report),

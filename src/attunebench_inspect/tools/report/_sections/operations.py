@@ -82,7 +82,7 @@ def _tables(report: Report) -> list[Table]:
         for o in report.operations
         for sid, reason in o.errored.items()
     ]
-    errored += [["-", "-", s.location, s.reason] for s in report.skipped]
+    errored += [[s.model or "-", s.mode or "-", s.location, s.reason] for s in report.skipped]
     failures = Table(
         "Errored conversations and skipped logs",
         ["model", "mode", "conversation / log", "reason"],
