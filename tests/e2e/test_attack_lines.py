@@ -30,8 +30,13 @@ from attunebench_inspect._suite.cli import main
 from attunebench_inspect._util import files
 from attunebench_inspect._util.files import write_atomic
 from attunebench_inspect.data._codebook import load_codebook
+from attunebench_inspect.data._load import load_conversations
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.data._source import resolve
+from attunebench_inspect.instruments.contamination._dataset import probe_data
+from attunebench_inspect.instruments.contamination._layout import LAYOUT_MAX_TURNS
+from attunebench_inspect.instruments.contamination._rules import LAYOUT
+from attunebench_inspect.instruments.contamination._solver import layout_of
 from attunebench_inspect.instruments.human._imports import check_files
 from attunebench_inspect.score._rejudge import NOT_THE_MAIN_TASK, draft_rejudge
 from attunebench_inspect.solve._store import read_walk
@@ -431,6 +436,37 @@ def test_a_large_data_set_is_priced_on_a_sample_read_in_one_pass(
     assert main(args[:-2]) == 0
     assert "Priced on a seeded sample of 2 of the 12 conversations" in " ".join(
         capsys.readouterr().out.split()
+    )
+
+
+def _long_conversation(tmp_path: Path, turns: int) -> Path:
+    """A bundled conversation's turns repeated to `turns` (a valid file of the published format)."""
+    raw = json.loads(sorted(BUNDLED.glob("*.json"))[0].read_text())
+    first = raw["turns"]
+    raw["turns"] = [{**first[i % len(first)], "turnNumber": i + 1} for i in range(turns)]
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+def test_a_conversation_of_many_turns_costs_the_layout_probe_and_the_estimate_a_bounded_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The layout probe reads a conversation's first LAYOUT_MAX_TURNS turns and lists the rest as
+    not probed (a 1,000-turn conversation held 22 GB); the estimate refuses, in one located line,
+    a conversation longer than it prices (it held 7 GB for 5 minutes)."""
+    data = _long_conversation(tmp_path, 120)
+    probe = probe_data(load_conversations(data, load_codebook()).conversations, 0, "long", [LAYOUT])
+    (sample,) = probe.dataset
+    assert len(layout_of(sample.metadata or {})) == LAYOUT_MAX_TURNS
+    (past,) = [str(p) for p in probe.not_probed if "layout" in str(p)]
+    assert past.startswith(f"{data}: turn {LAYOUT_MAX_TURNS + 1}: turns: found 120 turns; ")
+    args = ["estimate", "--data", str(data), "--model", "m", "--price-in", "1", "--price-out", "1"]
+    assert main([*args, "--tokenizer", "chars", "--contamination_layout"]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.endswith(
+        ": 120 turns; the estimate prices conversations of at most 100 (it builds every call, "
+        "and each shows the conversation so far)"
     )
 
 

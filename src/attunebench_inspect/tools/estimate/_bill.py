@@ -136,6 +136,10 @@ PRICED_WHOLE = 200
 SAMPLE = 100
 """A larger one is priced on a seeded sample of this many, its bill scaled to all of them: the
 solver's walk of a conversation takes a fifth of a second, so 10,000 would take half an hour."""
+MAX_TURNS = 100
+"""The longest conversation priced: the estimate builds every call offline, and every call shows
+the conversation so far, so the work grows with the square of its turns (1,000 turns took 5
+minutes and 7 GB here); the published conversations are far shorter."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,13 @@ def priced_conversations(
 
     total, loaded = load_sample(source, codebook, PRICED_WHOLE, hint=hint, progress=said)
     chosen = loaded.conversations
+    for c in chosen:
+        if len(c.conversation.turns) > MAX_TURNS:
+            raise InputError(
+                f"{c.source}: conversation {c.conversation.conversationId}: "
+                f"{len(c.conversation.turns)} turns; the estimate prices conversations of at most "
+                f"{MAX_TURNS} (it builds every call, and each shows the conversation so far)"
+            )
     if total > PRICED_WHOLE:
         # A uniform sample of a uniform sample is uniform; kept in data order.
         picked = set(random.Random(0).sample(range(len(chosen)), SAMPLE))
