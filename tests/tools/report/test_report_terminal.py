@@ -27,7 +27,7 @@ from attunebench_inspect._suite.cli import main
 from attunebench_inspect._suite.render import tables
 from attunebench_inspect.data import load_codebook
 from tests.conftest import BUNDLED
-from tests.human_answers import answer_file, oracle, split_all, write_json
+from tests.human_answers import answer_file, oracle, page_of, split_all, write_json
 from tests.runs import PANEL
 from tests.terminal_text import read_back
 from tests.third_party_world import FAITHFUL, World
@@ -57,7 +57,12 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
     conversations = split_all(data, codebook)
     first = sorted(conversations)[0]
     person = write_json(
-        root / "answers.json", answer_file("ann", {first: oracle(*conversations[first], codebook)})
+        root / "answers.json",
+        answer_file(
+            "ann",
+            {first: oracle(*conversations[first], codebook)},
+            page=page_of([conversations[first][0]], codebook),
+        ),
     )
     assert main(["human", "import", str(person), "--data", str(data), "--log-dir", logs]) == 0
     answers = root / "third_party"

@@ -201,7 +201,9 @@ def _layouts(choices: Sequence[PairChoice]) -> tuple[Matrix, int]:
     sources = sorted({s for c in choices for s in (c.earlier, c.later)})
     relabellings = [dict(zip(sources, p, strict=True)) for p in itertools.permutations(sources)]
     counts = np.zeros((len(units), len(relabellings), 2 * len(cell)))
-    for u, unit in enumerate(units.values()):
+    # In the units' own order, not the records': the draws then fall on the same turns
+    # whatever order a log's reader hands the samples in.
+    for u, unit in enumerate(units[key] for key in sorted(units)):
         where: dict[int, dict[str, int]] = defaultdict(dict)
         for c in unit:
             where[c.epoch] |= {c.earlier: c.positions[0], c.later: c.positions[1]}

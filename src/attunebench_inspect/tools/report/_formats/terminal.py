@@ -134,8 +134,17 @@ def terminal_text(tables: Sequence[Table]) -> str:
                 out.write(GAP.join("-" * w for w in widths) + "\n")
         for number, note in enumerate(notes, 1):
             mark = f"[{number}] "
-            lines = textwrap.wrap(
-                mark + note, WIDTH, subsequent_indent=" " * len(mark), break_long_words=False
+            # A note of one word (a log's location) stays whole beside its mark, however long.
+            lines = (
+                [mark + note]
+                if " " not in note
+                else textwrap.wrap(
+                    mark + note,
+                    WIDTH,
+                    subsequent_indent=" " * len(mark),
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
             )
             out.write("\n".join(lines) + "\n")
         if table.note:
