@@ -255,15 +255,13 @@ def _word(reading: str) -> str:
     return CANNOT_DECIDE if is_abstention(reading) else reading
 
 
-def _memorizer_of(
-    visible: Visible, share: float, kind: str = "recall"
-) -> Callable[[int], MemorizerAPI]:
-    """A memorizer (`kind`) that has read the files of `visible` alone (`-M data=` a folder of
+def _memorizer_of(visible: Visible, share: float) -> Callable[[int], MemorizerAPI]:
+    """`memorizer/recall` that has read the files of `visible` alone (`-M data=` a folder of
     them)."""
     folder = Path(tempfile.mkdtemp(prefix="audit-read-"))
     for source, _ in visible:
         shutil.copy(source, folder / Path(source).name)
-    return lambda seed: MemorizerAPI(kind, share=share, seed=seed, data=str(folder))
+    return lambda seed: MemorizerAPI("recall", share=share, seed=seed, data=str(folder))
 
 
 def _half(visible: Visible, first: bool) -> Visible:
@@ -329,22 +327,28 @@ def _uninformative(visible: Visible, seeds: int) -> list[AuditRow]:
     ]
 
 
-def _positives(visible: Visible, repetitive: Visible, seeds: int) -> list[AuditRow]:
+def _positives(visible: Visible, repetitive: Visible, folder: Path, seeds: int) -> list[AuditRow]:
+    """Planted positives on the bundled set and on the repetitive one (read from `folder`)."""
     yes = (SUSPECTED,)
+
+    def reader(kind: str, share: float, data: Path | None) -> Callable[[int], ModelAPI]:
+        found = None if data is None else str(data)
+        return lambda seed: MemorizerAPI(kind, share=share, seed=seed, data=found)
+
     rows = [
         _guided_row(
-            f"{name} share 0.2" + (f", {REPETITIVE}" if texts is repetitive else ""),
+            f"{name} share 0.2" + (f", {REPETITIVE}" if data else ""),
             "positive",
-            _through(_memorizer_of(texts, 0.2, kind)),
+            _through(reader(kind, 0.2, data)),
             texts,
             seeds,
             yes,
         )
-        for texts in (visible, repetitive)
+        for texts, data in ((visible, None), (repetitive, folder))
         for name, kind in (("memorizer", "recall"), ("recall_other", "recall_other"))
     ]
     # It reads whole conversations: at 0.5 the small run's 4 hold some to read.
-    files = _through_layout(_memorizer_of(repetitive, 0.5, "files"))
+    files = _through_layout(reader("files", 0.5, folder))
     rows.append(
         _row(
             f"{LAYOUT_ROW}: memorizer/files share 0.5, {REPETITIVE}",
@@ -358,7 +362,7 @@ def _positives(visible: Visible, repetitive: Visible, seeds: int) -> list[AuditR
 
 
 def _metamorphics(visible: Visible, seeds: int) -> list[AuditRow]:
-    memorizer = _through(_memorizer_of(visible, 0.2))
+    memorizer = _through(lambda s: MemorizerAPI("recall", share=0.2, seed=s))
     yes, no = (SUSPECTED,), (NOT_SUSPECTED,)
     return [
         _metamorphic(
@@ -398,12 +402,13 @@ def audit(seeds: int, small: bool) -> list[AuditRow]:
     with tempfile.TemporaryDirectory(prefix="audit-repetitive-") as made:
         bundled = bundled_conversations_dir()
         visible = _visible(bundled, small)
-        repetitive = _visible(write_repetitive(bundled, Path(made)), small)
+        folder = write_repetitive(bundled, Path(made))
+        repetitive = _visible(folder, small)
         return [
             *_negatives(visible, n),
             *_structured(visible, repetitive, n),
             *_uninformative(visible, n),
-            *_positives(visible, repetitive, n),
+            *_positives(visible, repetitive, folder, n),
             *_metamorphics(visible, n),
         ]
 
