@@ -79,6 +79,7 @@ from attunebench_inspect.instruments.contamination._scorer import (
 from attunebench_inspect.instruments.contamination._solver import (
     CONFIG,
     LAYOUT_CONFIG,
+    LAYOUT_MAX_TOKENS,
     layout_request,
     request,
 )
@@ -300,7 +301,9 @@ def _structured(visible: Visible, repetitive: Visible, seeds: int) -> list[Audit
                 f"{LAYOUT_ROW}: pattern copier, {shape}",
                 "negative",
                 lambda seed, texts=texts: layout_verdict(
-                    lambda prefix, s: copier(f"{LAYOUT_INSTRUCTION}\n{prefix}"), texts, seed
+                    lambda prefix, s: copier(f"{LAYOUT_INSTRUCTION}\n{prefix}", LAYOUT_MAX_TOKENS),
+                    texts,
+                    seed,
                 ),
                 seeds,
                 right,

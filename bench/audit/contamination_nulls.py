@@ -11,8 +11,8 @@ to try them on (issue 45: a pattern read as recall).
 - **Pattern copier**: shown a piece of text, it goes on with the piece's own repeating pattern as
   an induction head does (Olsson et al., "In-context Learning and Induction Heads", 2022): each
   next word is the one that followed the latest earlier occurrence of the longest stretch (up to
-  `CONTEXT` words) that ends the text so far. It writes as many words as it was shown, after a
-  one-line preface, as chat models open.
+  `CONTEXT` words) that ends the text so far. It writes as many words as it was shown (at most
+  the call's output cap), after a one-line preface, as chat models open.
 - **Prompt echoer**: the same preface, then the whole prompt it was shown, word for word.
 
 Neither knows any data set, and each answers the guided and the general instruction alike (it
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from attunebench_inspect.instruments.contamination._prompts import shown_segment
+from attunebench_inspect.instruments.contamination._solver import MAX_TOKENS
 
 UNIT_WORDS = (5, 12)
 """A repetitive text's unit: its opening sentence, cut to at most 12 words (at least 5: a one-
@@ -39,6 +40,7 @@ CONTEXT = 8
 """The longest stretch the pattern copier looks back for."""
 PREFACE = "Sure, here it is."
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_GAP = "\x00"
 _SENTENCE_END = re.compile(r"[.!?]$")
 _TEXTS = ("userMessage", "llmResponse")
 _ALTERNATES = ("llmImproved", "humanEdited")
@@ -87,35 +89,35 @@ def write_repetitive(source: Path, folder: Path) -> Path:
 def continue_pattern(shown: str, count: int) -> tuple[str, ...]:
     """`count` words that continue `shown`'s own pattern (the induction rule above); where no
     stretch recurs, the copy starts over from the text's first word."""
-    seq = _TOKEN.findall(shown)
+    seq = _TOKEN.findall(shown.replace(_GAP, " "))
     if not seq:
         return ()
-    after: dict[tuple[str, ...], int] = {}
-    """Each stretch that ends before the last word -> where its latest occurrence's next word
-    stands."""
-
-    def index(end: int) -> None:
-        for k in range(1, min(CONTEXT, end) + 1):
-            after[tuple(seq[end - k : end])] = end
-
-    for end in range(1, len(seq)):
-        index(end)
+    # The words joined by a separator no word holds: the latest earlier occurrence of a stretch
+    # followed by a word is the last match of the stretch between two separators.
+    text = _GAP + _GAP.join(seq)
     written: list[str] = []
     while len(written) < count:
-        found = next(
-            (after[key] for k in range(CONTEXT, 0, -1) if (key := tuple(seq[-k:])) in after), 0
-        )
-        index(len(seq))
-        seq.append(seq[found])
-        written.append(seq[-1])
+        found = seq[0]
+        for k in range(min(CONTEXT, len(seq)), 0, -1):
+            at = text.rfind(_GAP + _GAP.join(seq[-k:]) + _GAP)
+            if at >= 0:
+                start = at + len(_GAP.join(seq[-k:])) + 2
+                end = text.find(_GAP, start)
+                found = text[start:] if end < 0 else text[start:end]
+                break
+        seq.append(found)
+        text += _GAP + found
+        written.append(found)
     return tuple(written)
 
 
-def copier(prompt: str) -> str:
+def copier(prompt: str, most: int = MAX_TOKENS) -> str:
     """The pattern copier's answer: the shown piece (a guided or general prompt's, else the
-    whole prompt) continued by its own pattern, after the preface."""
+    whole prompt) continued by its own pattern, after the preface: as many words as it was
+    shown, at most `most` (the call's output cap, in words)."""
     shown = shown_segment(prompt) or prompt
-    return f"{PREFACE} " + " ".join(continue_pattern(shown, len(_TOKEN.findall(shown))))
+    count = min(len(_TOKEN.findall(shown)), most)
+    return f"{PREFACE} " + " ".join(continue_pattern(shown, count))
 
 
 def echoer(prompt: str) -> str:
