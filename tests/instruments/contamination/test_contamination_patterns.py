@@ -6,13 +6,18 @@ structured nulls are the audit's own (bench/audit/contamination_nulls.py)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from bench.audit.contamination_nulls import continue_pattern, copier, echoer, repetitive
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from inspect_ai import eval
+from inspect_ai.model import get_model
 
+from attunebench_inspect import contamination
 from attunebench_inspect.data import split
 from attunebench_inspect.data._schema import Conversation
 from attunebench_inspect.instruments.contamination._completions import score_instance
@@ -132,3 +137,36 @@ def test_the_reference_itself_is_never_stripped(shown: list[str], reference: lis
     left, removed = strip_echo(" ".join(shown), " ".join(reference), " ".join(reference))
     assert (left, removed) == (words(" ".join(reference)), 0)
     assert overlap(" ".join(shown), " ".join(reference), " ".join(reference)).match == "exact"
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    guided_match=st.sampled_from(["exact", "near_exact", "none"]),
+    general_match=st.sampled_from(["exact", "near_exact", "none"]),
+)
+def test_a_counted_match_is_the_guided_one_and_only_where_the_general_is_none(
+    guided_match: str, general_match: str
+) -> None:
+    r = InstanceResult(0.0, 0.0, guided_match, general_match)  # type: ignore[arg-type]
+    assert r.counted == (guided_match if general_match == "none" else "none")
+
+
+def test_a_memorizer_of_repetitive_files_is_suspected_under_inspect_eval(
+    tmp_path: Path, conversation_raw: dict[str, Any]
+) -> None:
+    # The whole path, the scorer's prompts included: `memorizer/recall` has read two repetitive
+    # conversations and writes out every text's true rest when the data set is named.
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for i in range(2):
+        made = repetitive(conversation_raw, i)
+        (folder / f"r{i}.json").write_text(json.dumps(made), encoding="utf-8")
+    log = eval(
+        contamination(data=str(folder)),
+        model=get_model("memorizer/recall", data=str(folder), share=1.0, memoize=False),
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
+    assert log.results is not None
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert metrics["suspected"] == 1 and metrics["exact"] == metrics["instances"] > 0
