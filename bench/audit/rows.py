@@ -39,6 +39,12 @@ def _wrong(verdict: str, right: Collection[str]) -> bool:
     return not is_abstention(verdict) and verdict not in right
 
 
+def word(reading: str) -> str:
+    """A verdict's reading without its reason: a metamorphic change may change the reason of a
+    "cannot decide" (a count), not the verdict."""
+    return CANNOT_DECIDE if is_abstention(reading) else reading
+
+
 def tally(
     instrument: str,
     behaviour: str,
@@ -52,9 +58,10 @@ def tally(
     """A row from one verdict per seed; `right`: the readings that are right (none on an
     uninformative input). A metamorphic row gives each seed's verdict `before` the change
     too: a seed is false once, when its verdict after the change is wrong or moved."""
-    words = Counter(CANNOT_DECIDE if is_abstention(v) else v for v in verdicts)
+    words = Counter(word(v) for v in verdicts)
     false = sum(
-        _wrong(v, right) or (before is not None and v != before[i]) for i, v in enumerate(verdicts)
+        _wrong(v, right) or (before is not None and word(v) != word(before[i]))
+        for i, v in enumerate(verdicts)
     )
     power = (
         sum(n for word, n in words.items() if word in right) / len(verdicts)

@@ -131,7 +131,9 @@ async def _answers(api: ModelAPI, instances: Sequence[Instance], call: ProbeCall
 def results_of(
     api: ModelAPI, visible: Sequence[tuple[str, VisibleConversation]], seed: int
 ) -> list[InstanceResult]:
-    instances = select(visible, seed).instances
+    # In the metric's order (conversation ID, then the conversation's own), so that heuristic
+    # 1's random sign patterns, and so its p-value, are the ones `inspect eval` prints.
+    instances = sorted(select(visible, seed).instances, key=lambda i: i.conversation_id)
     texts: dict[str, list[PublishedText]] = {
         conv.conversation_id: published_texts(conv) for _, conv in visible
     }

@@ -98,12 +98,17 @@ def test_an_echo_of_the_segment_scores_nothing() -> None:
     assert reworded.match == "none" and reworded.rouge_l < 0.2
 
 
-def test_an_echo_is_not_a_recall_even_when_the_text_repeats_itself() -> None:
-    # The unseen rest repeats the shown segment word for word: a model that only repeats what it
-    # was shown still scores nothing, and is never a match.
+def test_an_echo_the_reference_holds_is_kept_and_the_control_discounts_it() -> None:
+    # Changed on purpose (issue 45): the unseen rest repeats the shown segment word for word, so
+    # an echo of the segment is also the true rest, and what the reference holds is never
+    # removed (removing it scored a true recall of a repetitive text 0). The echo now matches;
+    # a model that echoes under both instructions matches under both, and heuristic 2 counts a
+    # guided match only where the general completion does not match.
     repeated = "we tried again and again and it never worked out for us at all"
     result = overlap(repeated, repeated, repeated)
-    assert (result.rouge_l, result.match) == (0.0, "none")
+    assert (result.rouge_l, result.match, result.echoed) == (1.0, "exact", 0)
+    both = decide(_results([0.0] * 12, ["exact"] * 12, general="exact"))
+    assert (both.reading, both.exact, both.general_exact) == ("not suspected", 0, 12)
 
 
 def test_exact_and_near_exact_by_hand() -> None:
@@ -136,7 +141,7 @@ def test_overlap_stays_in_range(segment: str, reference: str, completion: str) -
     result = overlap(segment, reference, completion)
     assert 0.0 <= result.rouge_l <= 1.0
     assert result.match in ("exact", "near_exact", "none")
-    left, removed = strip_echo(segment, completion)
+    left, removed = strip_echo(segment, reference, completion)
     assert removed + len(left) == len(words(completion))
     assert rouge_l(reference, completion) == pytest.approx(rouge_l(completion, reference))
 
@@ -156,7 +161,9 @@ def test_a_cut_keeps_every_word_and_leaves_both_parts(text: list[str], fraction:
 # --- the verdict ----------------------------------------------------------------------------
 
 
-def _results(diffs: list[float], matches: list[str] | None = None) -> list[InstanceResult]:
+def _results(
+    diffs: list[float], matches: list[str] | None = None, general: str = "none"
+) -> list[InstanceResult]:
     matches = matches or ["none"] * len(diffs)
     # Two conversations, every completion its own text: evidence enough for a negative.
     return [
@@ -164,7 +171,7 @@ def _results(diffs: list[float], matches: list[str] | None = None) -> list[Insta
             guided=max(d, 0.0),
             general=max(-d, 0.0),
             guided_match=m,  # type: ignore[arg-type]
-            general_match="none",
+            general_match=general,  # type: ignore[arg-type]
             conversation=f"c{i % 2}",
             guided_answer=f"g{i}",
             general_answer=f"h{i}",

@@ -17,7 +17,7 @@ from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.instruments.contamination._completions import score_instance
 from attunebench_inspect.instruments.contamination._dataset import TEXTS_KEY, texts_of
 from attunebench_inspect.instruments.contamination._instances import Instance
-from attunebench_inspect.instruments.contamination._overlap import words
+from attunebench_inspect.instruments.contamination._overlap import shown_words, words
 from attunebench_inspect.instruments.contamination._prompts import general, guided
 from attunebench_inspect.instruments.contamination._recall import (
     NO_RECALL,
@@ -25,7 +25,6 @@ from attunebench_inspect.instruments.contamination._recall import (
     Recall,
     published_texts,
     recall,
-    shown_words,
     text_key,
 )
 from attunebench_inspect.instruments.contamination._rules import (

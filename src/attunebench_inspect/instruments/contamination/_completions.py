@@ -64,16 +64,17 @@ def score_instance(
     general: str,
     cut: tuple[bool, bool] = (False, False),
 ) -> Scored:
-    """Both completions of an instance against its reference (heuristics 1 and 2) and against
-    the conversation's other published texts, the words each prompt showed excluded (3); `cut`:
-    whether each stopped at the length limit."""
+    """Both completions of an instance against its reference, its prompt's echo removed
+    (heuristics 1 and 2), and against the conversation's other published texts, the words each
+    prompt showed excluded (3); `cut`: whether each stopped at the length limit."""
     own = text_key(instance.turn, FIELDS[instance.kind])
+    asked = prompts.guided(instance), prompts.general(instance)
     return Scored(
         instance.conversation_id,
-        overlap(instance.segment, instance.reference, guided),
-        overlap(instance.segment, instance.reference, general),
-        recall(guided, prompts.guided(instance), texts, own),
-        recall(general, prompts.general(instance), texts, own),
+        overlap(asked[0], instance.reference, guided),
+        overlap(asked[1], instance.reference, general),
+        recall(guided, asked[0], texts, own),
+        recall(general, asked[1], texts, own),
         answer_key(guided),
         answer_key(general),
         *cut,

@@ -23,7 +23,8 @@ document leaves it out, and the text around each field stands as in the file.
   real one by a seeded shuffle of every text's words under a new seeded ID (`control`), cut at
   the same places, its completions scored against its own (shuffled) texts. A model that has read
   the real file continues the real text, which the control does not hold; a model that copies
-  layout or shown words recalls in both.
+  layout or shown words recalls alike in both: nothing, since shown words never count, and a
+  copy of the shown document's repeating pattern is shown words (bench/audit/contamination.py).
 - **Sub-verdict** (`decide_layout`), fixed before any measurement: **suspected** when at least
   `RECALL_NEEDED` = 2 completions of the real documents are recalled and more than of the
   control; otherwise the abstention table of the guided probe (verdict.py) read on the layout

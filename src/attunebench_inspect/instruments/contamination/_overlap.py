@@ -13,11 +13,17 @@ Unicode word characters (`\\w+`); punctuation and spacing are ignored. This is `
 own default (lower case, non-alphanumerics dropped) extended to non-ASCII letters, which its
 default tokenizer deletes.
 
-**An echo is not a recall.** A completion that opens by repeating what it was shown (the whole
-segment, or a run of at least `ECHO_MIN_WORDS` = 4 of its words in order), or with a
-"FIRST PIECE"/"SECOND PIECE" label, has that opening removed before anything is scored; what is
-left is compared with the reference. A completion that only echoes therefore scores 0. Removing
-a true continuation that happens to repeat 4 words of the segment can only lower the overlap.
+**An echo is not a recall.** A word of the completion is *echoed* where it lies in a run of at
+least `ECHO_MIN_WORDS` = 4 words that stands, in order, in the prompt it answers (the instruction
+and the segment: the whole shown text), wherever in the completion it stands, and in no such run
+of the reference; echoed words, and an opening "FIRST PIECE"/"SECOND PIECE" label, are removed
+before anything is scored. A completion that only repeats what it was shown therefore scores 0,
+whatever precedes the repetition. What the reference holds is never removed: the true rest of a
+text that repeats its own segment (a repetitive text) stays whole, so a model that recalls it is
+scored on it (issue 45: removing it made a memorizer of such a text score 0). An echo that the
+reference also holds then scores under both instructions alike, and the verdict counts a match
+only where the general instruction's completion does not match (`_rules.py`): a text that any
+model continues from its own start is no evidence of having read it.
 
 **Exact and near-exact.** Golchin & Surdeanu's second heuristic has GPT-4 judge each guided
 completion with a few-shot prompt: "exact match", or "near-exact match", which must "PRECISELY
@@ -42,6 +48,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -90,38 +97,34 @@ def rouge_l(reference: str, completion: str) -> float:
     return rouge_l_words(words(reference), words(completion))
 
 
-def _echo_length(segment: list[str], completion: list[str]) -> int:
-    """How many opening words of the completion repeat a run of the segment, in order."""
-    best = 0
-    for start, word in enumerate(segment):
-        if completion and word == completion[0]:
-            length = 1
-            while (
-                start + length < len(segment)
-                and length < len(completion)
-                and segment[start + length] == completion[length]
-            ):
-                length += 1
-            best = max(best, length)
-    return best
+def shown_words(completion: Sequence[str], prompt: Sequence[str]) -> list[bool]:
+    """For each word of `completion`: does it lie in a run of at least `ECHO_MIN_WORDS` words
+    that also stands, in order, in `prompt`? (Both normalised word lists.)"""
+    n = ECHO_MIN_WORDS
+    grams = {tuple(prompt[i : i + n]) for i in range(len(prompt) - n + 1)}
+    shown = [False] * len(completion)
+    for i in range(len(completion) - n + 1):
+        if tuple(completion[i : i + n]) in grams:
+            shown[i : i + n] = [True] * n
+    return shown
 
 
-def strip_echo(segment: str, completion: str) -> tuple[list[str], int]:
-    """The completion's normalised words with any opening echo of the segment (and any
-    FIRST/SECOND PIECE label) removed, and how many words were removed."""
-    shown = words(segment)
-    left = words(completion)
-    removed = 0
-    while left:
-        if tuple(left[:2]) in _LABELS:
-            cut = 2
-        else:
-            cut = _echo_length(shown, left)
-            if cut == 0 or cut < min(ECHO_MIN_WORDS, len(shown)):
-                break
-        left = left[cut:]
-        removed += cut
-    return left, removed
+def strip_echo(shown: str, reference: str, completion: str) -> tuple[list[str], int]:
+    """The completion's normalised words with every echo of `shown` (the prompt) that the
+    reference does not hold removed, and any opening FIRST/SECOND PIECE label; and how many words
+    were removed."""
+    said = words(completion)
+    target = words(reference)
+    echoed = [
+        in_prompt and not in_reference
+        for in_prompt, in_reference in zip(
+            shown_words(said, words(shown)), shown_words(said, target), strict=True
+        )
+    ]
+    left = [word for word, echo in zip(said, echoed, strict=True) if not echo]
+    while tuple(left[:2]) in _LABELS and left[:2] != target[:2]:
+        left = left[2:]
+    return left, len(said) - len(left)
 
 
 @dataclass(frozen=True)
@@ -132,14 +135,15 @@ class Overlap:
     """ROUGE-L F-measure of the whole completion, echo removed, against the reference."""
     match: Match
     echoed: int
-    """Opening words removed as an echo of the segment or a label."""
+    """Words removed as an echo of the prompt, or an opening label."""
     empty: bool
     """The model returned no text at all."""
 
 
-def overlap(segment: str, reference: str, completion: str) -> Overlap:
-    """Score a completion of `segment` against `reference`, the unseen rest of the text."""
-    left, echoed = strip_echo(segment, completion)
+def overlap(shown: str, reference: str, completion: str) -> Overlap:
+    """Score a completion of the prompt `shown` against `reference`, the unseen rest of the
+    text."""
+    left, echoed = strip_echo(shown, reference, completion)
     target = words(reference)
     match: Match = "none"
     if target and left == target:

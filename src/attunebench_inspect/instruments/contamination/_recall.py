@@ -16,10 +16,11 @@ of the paper's heuristics sees that. This one does, as a mechanical rule:
   assistant response by style alone, only by having read it.
 - **What the model was shown never counts.** A word of the completion is *shown* when it lies in
   a run of at least `ECHO_MIN_WORDS` = 4 consecutive words that also stands, in order, in the
-  prompt (`_overlap.py`'s echo length: the same rule for what counts as repeating what was shown).
-  A run of recall stops at a shown word, so echoing the segment, the instruction, or a published
-  text that quotes the segment scores nothing, wherever in the completion the echo stands.
-  Removing shown words can only shorten a run.
+  prompt (`shown_words` in `_overlap.py`: the rule the echo is judged by). A run of recall stops at
+  a shown word, so echoing the segment, the instruction, or a published text that quotes the
+  segment scores nothing, wherever in the completion the echo stands, and so does continuing
+  the segment's own repeating pattern (a copy of shown runs: issue 45's pattern copier, tried
+  in bench/audit/contamination.py). Removing shown words can only shorten a run.
 - **The run**: the longest run of consecutive unshown words of the completion that also stands,
   in order, in one of the texts (`difflib.SequenceMatcher.find_longest_match`, junk heuristic
   off), after `_overlap.py`'s normalisation (NFKC, case folded, word characters). The text it
@@ -62,8 +63,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from ...data._split import VisibleConversation
-from ._overlap import words
-from ._rules import ECHO_MIN_WORDS, RECALL_RUN_WORDS
+from ._overlap import shown_words, words
+from ._rules import RECALL_RUN_WORDS
 
 TEXT_FIELDS = (
     "userMessage",
@@ -115,18 +116,6 @@ def published_texts(conv: VisibleConversation) -> list[PublishedText]:
 def text_key(turn: int, field: str) -> str:
     """The key `published_texts` gives the text of a turn's field (deposit name, any prefix)."""
     return f"t{turn:02d} {field.rsplit('.', 1)[-1]}"
-
-
-def shown_words(completion: Sequence[str], prompt: Sequence[str]) -> list[bool]:
-    """For each word of `completion`: does it lie in a run of at least `ECHO_MIN_WORDS` words
-    that also stands, in order, in `prompt`? (Both normalised word lists.)"""
-    n = ECHO_MIN_WORDS
-    grams = {tuple(prompt[i : i + n]) for i in range(len(prompt) - n + 1)}
-    shown = [False] * len(completion)
-    for i in range(len(completion) - n + 1):
-        if tuple(completion[i : i + n]) in grams:
-            shown[i : i + n] = [True] * n
-    return shown
 
 
 def _stretches(completion: Sequence[str], shown: Sequence[bool]) -> list[list[str]]:

@@ -31,8 +31,9 @@ NEAR_EXACT_ROUGE_L = 0.75
 """A near-exact match reads at least this ROUGE-L over the reference's length (Ippolito et al.,
 INLG 2023)."""
 ECHO_MIN_WORDS = 4
-"""An opening run of at least this many of the segment's words, in order, is an echo; a word in a
-run of this many words that stands in the prompt is shown (heuristic 3)."""
+"""A word of a completion in a run of at least this many words that stands in its prompt is
+shown: an echo where the reference does not hold the run (heuristics 1 and 2), never recall
+(heuristic 3)."""
 RECALL_RUN_WORDS = 13
 """A completion recalls another published text when it shares a run of this many unshown words
 with it (Brown et al.'s n-gram length, 2020)."""
@@ -75,7 +76,9 @@ Match = Literal["exact", "near_exact", "none"]
 
 RULE = (
     f"suspected if the guided completions hold at least {EXACT_NEEDED} exact or at least "
-    f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= {NEAR_EXACT_ROUGE_L}), or at least "
+    f"{NEAR_EXACT_NEEDED} near-exact match(es) (ROUGE-L >= {NEAR_EXACT_ROUGE_L}; echoes of the "
+    f"prompt that the reference does not hold removed) of texts whose general completion "
+    f"matches neither way, or at least "
     f"{RECALL_NEEDED} completions (guided or general) write out a run of {RECALL_RUN_WORDS}+ words "
     f"of another published text of their conversation that the prompt did not show, at any number "
     f"of instances; "
@@ -149,6 +152,14 @@ class InstanceResult:
     guided_cut: bool = False
     """The guided completion stopped at the length limit."""
     general_cut: bool = False
+
+    @property
+    def counted(self) -> Match:
+        """The guided completion's match as heuristic 2 counts it: none where the general
+        completion of the same text matches too. Golchin & Surdeanu's guided-vs-general
+        comparison is a difference: a text the model completes untold (a repetitive one, which
+        any model continues from its own start) is no evidence of having read it."""
+        return self.guided_match if self.general_match == "none" else "none"
 
 
 @dataclass(frozen=True)
@@ -280,8 +291,10 @@ class Verdict:
     """Heuristic 1's one-sided p-value (NaN with no instance)."""
     heuristic_1: bool
     exact: int
+    """Guided exact matches that count (`InstanceResult.counted`)."""
     near_exact: int
     general_exact: int
+    """The general completions' exact matches (for comparison: they count for nothing)."""
     general_near_exact: int
     heuristic_2: bool
     evidence: Evidence
@@ -307,8 +320,8 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
     the abstention table, then heuristic 1."""
     guided = [r.guided for r in results]
     general = [r.general for r in results]
-    exact = sum(r.guided_match == "exact" for r in results)
-    near_exact = sum(r.guided_match == "near_exact" for r in results)
+    exact = sum(r.counted == "exact" for r in results)
+    near_exact = sum(r.counted == "near_exact" for r in results)
     p_value = guided_above_general(guided, general)
     found = evidence(results)
     abstain = abstention(found)

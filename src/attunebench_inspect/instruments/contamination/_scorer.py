@@ -161,12 +161,13 @@ def _value(scored: Sequence[tuple[Instance, Scored]]) -> dict[str, float]:
     guided_scores = [s.guided.rouge_l for _, s in scored]
     general_scores = [s.general.rouge_l for _, s in scored]
     differences = [g - h for g, h in zip(guided_scores, general_scores, strict=True)]
+    counted = [s.result().counted for _, s in scored]
     return {
         "guided_rouge_l": round(_mean(guided_scores), 3),
         "general_rouge_l": round(_mean(general_scores), 3),
         "difference": round(_mean(differences), 3),
-        "exact": sum(s.guided.match == "exact" for _, s in scored),
-        "near_exact": sum(s.guided.match == "near_exact" for _, s in scored),
+        "exact": counted.count("exact"),
+        "near_exact": counted.count("near_exact"),
         "recalled": sum(
             recalled(r) for _, s in scored for r in (s.guided_recall, s.general_recall)
         ),
