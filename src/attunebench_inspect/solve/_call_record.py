@@ -9,14 +9,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, field_serializer, field_validator
 
 ProbeCall = Literal[
-    "guided", "general", "layout", "layout_control", "layout_labels", "layout_labels_control"
+    "guided",
+    "general",
+    "layout",
+    "layout_control",
+    "layout_labels",
+    "layout_labels_control",
+    "likelihood",
 ]
-"""The contamination probe's two calls of a text (instruments/contamination/): they leave no record,
-and the estimate prices them as calls of their own."""
+"""The contamination probe's calls (instruments/contamination/): they leave no record, and the
+estimate prices them as calls of their own."""
 CallType = Literal[
     "draft", "judge", "emotion", "binary_hp", "pairwise", "post", "profile", ProbeCall
 ]
-"""The main task's calls, the profile task's one call, and the contamination probe's two."""
+"""The main task's calls, the profile task's one call, and the contamination probe's."""
 Status = Literal["ok", "repaired", "failed"]
 
 

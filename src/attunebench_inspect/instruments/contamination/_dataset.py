@@ -26,7 +26,21 @@ from ._layout import (
     control_texts,
     layout_instances,
 )
-from ._recall import TEXT_FIELDS, PublishedText, published_texts
+from ._likelihood import (
+    CANARY,
+    CANARY_FLOOR,
+    CANARY_SKIP,
+    CONTROL_RULE,
+    DECOY_RULE,
+    DECOYS,
+    K_SHARE,
+    MIN_TOKENS,
+    decoy_ids,
+    decoy_window,
+)
+from ._likelihood import METHOD as LIKELIHOOD_METHOD
+from ._likelihood_route import LIKELIHOOD_KEY, SCORE_CONFIG, TEXT_ROUTES, LikelihoodPlan
+from ._recall import TEXT_FIELDS, published_texts
 from ._rules import (
     ALPHA,
     ECHO_MIN_WORDS,
@@ -36,6 +50,7 @@ from ._rules import (
     LABELS_RULE,
     LAYOUT,
     LAYOUT_RULE,
+    LIKELIHOOD,
     MIN_INSTANCES,
     NEAR_EXACT_NEEDED,
     NEAR_EXACT_ROUGE_L,
@@ -49,7 +64,9 @@ from ._solver import (
     LAYOUT_KEY,
     LAYOUT_MAX_TOKENS,
     MAX_TOKENS,
+    PUBLISHED_TEXTS,
     TEMPERATURE,
+    TEXTS_KEY,
     instances_json,
     layout_json,
 )
@@ -82,31 +99,31 @@ METHOD: dict[str, object] = {
     "labels_needed": LABELS_NEEDED,
     "labels_uniform_guess": UNIFORM_GUESS,
     "labels_rule": LABELS_RULE,
+    "likelihood_statistic": LIKELIHOOD_METHOD,
+    "likelihood_k_share": K_SHARE,
+    "likelihood_min_tokens": MIN_TOKENS,
+    "likelihood_decoys": DECOYS,
+    "likelihood_canary": CANARY,
+    "likelihood_canary_skip": CANARY_SKIP,
+    "likelihood_canary_floor": CANARY_FLOOR,
+    "likelihood_routes": list(TEXT_ROUTES),
+    "likelihood_config": SCORE_CONFIG.model_dump(exclude_none=True),
+    "likelihood_control_rule": CONTROL_RULE,
+    "likelihood_decoy_rule": DECOY_RULE,
     "overall_rule": OVERALL_RULE,
 }
 """The probe's fixed parameters, recorded in every log's task metadata: with the suite's task
 version they say which method a verdict comes from."""
 NOT_PROBED_KEY = "not_probed"
 """Task metadata: the texts too short to probe, one located line each."""
-TEXTS_KEY = "contamination_texts"
-"""Sample metadata: every published text of the conversation (`_recall.py`), as JSON; the scorer's
-alone (no prompt reads it)."""
 CONTROL_TEXTS_KEY = "contamination_control_texts"
 """Sample metadata: the texts of the layout probe's control conversation (layout.py)."""
-_TEXTS = TypeAdapter(list[PublishedText])
 LABELS_KEY = "contamination_labels"
 """Sample metadata: each turn's labels (`TurnTruth`), as JSON; the scorer's alone (no prompt
 reads it), for the label cut's score (`_labels.py`)."""
 _LABELS = TypeAdapter(list[TurnTruth])
 METHODS_KEY = "methods"
 """Sample (and score) metadata: the methods the run chose."""
-
-
-def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[PublishedText]:
-    """A sample's published texts (none in a log written before heuristic 3), or under
-    `CONTROL_TEXTS_KEY` its layout control's."""
-    raw = metadata.get(key)
-    return _TEXTS.validate_json(str(raw)) if raw is not None else []
 
 
 def labels_of(metadata: dict[str, object]) -> dict[int, TurnTruth]:
@@ -128,35 +145,52 @@ def probe_sample(
     methods: Sequence[str],
     seed: int,
     labels: Sequence[TurnTruth] = (),
+    plan: LikelihoodPlan | None = None,
 ) -> Sample:
     # What `inspect view` shows a reader of the sample list: the id column names the
     # conversation, so the input says what was asked of it.
     layout: dict[str, object] = (
         {
             LAYOUT_KEY: layout_json(layout_instances(conv, seed)),
-            CONTROL_TEXTS_KEY: _TEXTS.dump_json(control_texts(conv, seed)).decode(),
+            CONTROL_TEXTS_KEY: PUBLISHED_TEXTS.dump_json(control_texts(conv, seed)).decode(),
             LABELS_KEY: _LABELS.dump_json(list(labels)).decode(),
         }
-        if LAYOUT in methods
+        if LAYOUT in methods and not (plan and plan.control)
         else {}
     )
     return Sample(
         id=conv.conversation_id,
         input=(
-            f"{len(instances)} published text(s) of this conversation (participant messages and "
-            f"edited replies of {MIN_TEXT_WORDS} words or more), each shown in part and completed "
-            "under a guided and a general instruction"
+            "a never-published control conversation: each of its texts scored for its "
+            "likelihood (the likelihood method's control test)"
+            if plan and plan.control
+            else f"{len(instances)} published text(s) of this conversation (participant "
+            f"messages and edited replies of {MIN_TEXT_WORDS} words or more), each shown in part "
+            "and completed under a guided and a general instruction"
         ),
         target="the unseen rest of each text",
         metadata={
             INSTANCES_KEY: instances_json(instances),
-            TEXTS_KEY: _TEXTS.dump_json(published_texts(conv)).decode(),
+            TEXTS_KEY: PUBLISHED_TEXTS.dump_json(published_texts(conv)).decode(),
             "category": conv.topic.category,
             "turn_count": len(conv.turns),
             METHODS_KEY: list(methods),
             **layout,
+            **({LIKELIHOOD_KEY: plan.model_dump()} if plan else {}),
         },
     )
+
+
+def likelihood_plan(
+    conv: VisibleConversation, methods: Sequence[str], seed: int, control_test: bool
+) -> LikelihoodPlan | None:
+    """A published conversation's plan: its decoy window and IDs where no control is given."""
+    if LIKELIHOOD not in methods:
+        return None
+    if control_test:
+        return LikelihoodPlan(control_test=True)
+    real = conv.conversation_id
+    return LikelihoodPlan(window=decoy_window(conv), decoy_ids=decoy_ids(real, seed))
 
 
 def probe_data(
@@ -164,9 +198,11 @@ def probe_data(
     seed: int,
     name: str,
     methods: Sequence[str] = (GUIDED,),
+    controls: Sequence[LoadedConversation] | None = None,
 ) -> ProbeData:
     """One sample per conversation with its instances cut for `seed` (a conversation with no text
-    long enough to probe has none: the verdict then says it cannot decide)."""
+    long enough to probe has none: the verdict then says it cannot decide); with `controls`
+    (the likelihood method's never-published conversations), one sample each after them."""
     parts = [split(c.conversation) for c in conversations]
     visible = [(c.source, conv) for c, (conv, _) in zip(conversations, parts, strict=True)]
     selection = select(visible, seed)
@@ -180,8 +216,19 @@ def probe_data(
             methods,
             seed,
             truth.turns,
+            likelihood_plan(conv, methods, seed, controls is not None),
         )
         for conv, truth in parts
+    ]
+    samples += [
+        probe_sample(
+            split(c.conversation)[0],
+            [],
+            methods,
+            seed,
+            plan=LikelihoodPlan(control=True, control_test=True),
+        )
+        for c in controls or ()
     ]
     past = [
         DataProblem(

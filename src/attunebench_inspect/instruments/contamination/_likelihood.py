@@ -5,8 +5,10 @@ learned them: the SmolLM2 fine-tuned on the files byte for byte (bench/contamina
 of 0.66 nats per token on its trained texts, 7.4 times below its held-out ones, and every
 completion method reads it not suspected (docs/contamination.md). This method reads the
 log-probability the model gives each published text, through a route that scores a *given* text
-(Inspect's `openai-api-completions` provider with `echo`, or `prompt_logprobs`), and decides by a
-rule fixed before any data (docs/contamination.md, "The likelihood method: design"):
+(Inspect's `openai-api-completions` provider with `echo`: `_likelihood_route.py`), and decides
+by a rule fixed before any data (docs/contamination.md, "The likelihood method"). The scorer
+reduces each conversation to its figures (`conversation_likelihood`); the metric decides the
+run (`decide_likelihood`) by one of two tests:
 
 - **The statistic**: Min-K% Prob (Shi et al., "Detecting Pretraining Data from Large Language
   Models", ICLR 2024): the mean of the lowest `K_SHARE` = 20% of a text's token
@@ -14,8 +16,8 @@ rule fixed before any data (docs/contamination.md, "The likelihood method: desig
   has few surprising tokens. A text is scored where it has at least `MIN_TOKENS` token
   log-probabilities; a conversation's score is the mean over its scored texts (the
   conversation is the unit: its texts share an author, a topic and, in the deposit, a file).
-- **The control test** (`decide_against_control`): the published conversations' scores against
-  those of *never-published conversations of the same collection*, by the one-sided two-sample
+- **The control test**, where the run is given never-published conversations of the same
+  collection: the published conversations' scores against theirs, by the one-sided two-sample
   permutation test of the difference of means (Fisher 1935; scipy's `permutation_test`, exact
   up to `PERMUTATIONS` arrangements, else that many random ones, seed 0), at `ALPHA`. Where the
   control conversations were drawn from the same collection as the published ones, every
@@ -23,19 +25,20 @@ rule fixed before any data (docs/contamination.md, "The likelihood method: desig
   false-positive rate is at most alpha by construction, for any model. A control made from the
   published texts (shuffled words, recombined turns) is no such null: a capable model finds a
   coherent text more likely than a broken one whether or not it read it.
-- **The decoy-ID test** (`decide_decoys`), for where no never-published conversation exists:
-  a conversation's ID in the deposit is a random UUID (version 4), drawn independently of its
-  texts. The model scores the start of the conversation's document in the files' layout under
-  its real ID and under `DECOYS` = 19 random UUIDs (`decoy_ids`); only the tokens that follow the
-  ID line, identical in every call, are summed (`shared_suffix`). A model that never read the
-  file cannot tell the real ID from a decoy, so the real one's rank among the 20 is uniform
-  whatever the model prefers; the p-value of the sum of ranks over conversations is exact
-  (`rank_sum_p`). A model that read the file has tied the ID to its text.
+- **The decoy-ID test**, where it is given none: a conversation's ID in the deposit is a random
+  UUID (version 4), drawn independently of its texts. The model scores the start of the
+  conversation's document in the files' layout under its real ID and under `DECOYS` = 19
+  random UUIDs (`decoy_ids`); only the tokens that follow the ID line, identical in every call,
+  are summed (`shared_suffix`). A model that never read the file cannot tell the real ID from a
+  decoy, so the real one's rank among the 20 is uniform whatever the model prefers; the p-value
+  of the sum of ranks over conversations is exact (`rank_sum_p`). A model that read the file
+  has tied the ID to its text.
 - **The route check** (`route_check`): one call scores `CANARY`, a counting sequence every
   language model continues with near certainty; a mean log-probability under `CANARY_FLOOR` over
-  its tokens from the `CANARY_SKIP`-th on says the numbers returned are not the given text's
-  (llama-cpp-python's echo pairs each token with the next position's distribution for a model
-  whose tokenizer adds no BOS token: bench/contamination/RESULTS.md), and the method abstains.
+  its tokens from the `CANARY_SKIP`-th on (`canary_mean`) says the numbers returned are not the
+  given text's (llama-cpp-python's echo pairs each token with the next position's distribution
+  for a model whose tokenizer adds no BOS token: bench/contamination/RESULTS.md), and the method
+  abstains.
 
 Min-K%++ (Zhang et al., 2024) standardises each token's log-probability by the mean and variance
 of the log-probabilities over the *whole vocabulary* at its position; a route returns at most the
@@ -48,9 +51,8 @@ from __future__ import annotations
 import math
 import random
 import uuid
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -60,7 +62,7 @@ from ..._util.bootstrap import DEFAULT_SEED
 from ..._util.verdict import cannot_decide
 from ...data._split import VisibleConversation
 from ._layout import CUT_KEY, document
-from ._rules import ALPHA, MIN_CONVERSATIONS, NOT_SUSPECTED, SUSPECTED
+from ._rules import ALPHA, MIN_CONVERSATIONS, NOT_SUSPECTED, SUSPECTED, unanswered
 
 K_SHARE = 0.2
 """Min-K% Prob's share of lowest-probability tokens (Shi et al.'s recommended k = 20%)."""
@@ -78,27 +80,26 @@ CANARY_FLOOR = -1.0
 """The canary's least mean log-probability (nats per token) from its CANARY_SKIP-th token on."""
 
 METHOD = "Min-K% Prob (Shi et al., ICLR 2024), k = 20%"
-
+_ROUTE = (
+    f"cannot decide where the provider returns no log-probability of a given text (left out of "
+    f"the overall verdict), where its log-probabilities fail the route check (mean under "
+    f"{CANARY_FLOOR} nats per token on a counting sequence)"
+)
 CONTROL_RULE = (
     f"each published text's {METHOD}: the mean of its lowest {K_SHARE:.0%} token "
     f"log-probabilities (texts with at least {MIN_TOKENS}), averaged per conversation; "
-    f"cannot decide where the provider returns no log-probability of a given text, where its "
-    f"log-probabilities fail the route check (mean under {CANARY_FLOOR} nats per token on a "
-    f"counting sequence), with fewer than {MIN_CONVERSATIONS} published or control "
-    f"conversations scored, or where no arrangement can reach alpha {ALPHA}; else suspected if "
-    f"the published conversations' mean exceeds the never-published control conversations' by "
-    f"a one-sided two-sample permutation test over conversations at alpha {ALPHA}; else not "
-    f"suspected"
+    f"{_ROUTE}, with fewer than {MIN_CONVERSATIONS} published or control conversations scored, "
+    f"or where no arrangement can reach alpha {ALPHA}; else suspected if the published "
+    f"conversations' mean exceeds the never-published control conversations' by a one-sided "
+    f"two-sample permutation test over conversations at alpha {ALPHA}; else not suspected"
 )
 """The control test's rule as it is printed beside its verdict."""
 DECOY_RULE = (
     f"each conversation's document start in the files' layout scored under its real ID and "
-    f"{DECOYS} random UUIDs (the log-probability of the tokens after the ID line); cannot decide "
-    f"where the provider returns no log-probability of a given text, where its "
-    f"log-probabilities fail the route check, where a conversation ID is not a random UUID "
-    f"(version 4), or where no outcome can reach alpha {ALPHA} (fewer than 2 conversations); "
-    f"else suspected if the real IDs rank above their decoys by the exact test of the sum of "
-    f"ranks at alpha {ALPHA}; else not suspected"
+    f"{DECOYS} random UUIDs (the log-probability of the tokens after the ID line); {_ROUTE}, "
+    f"where a conversation ID is not a random UUID (version 4), or where no outcome can reach "
+    f"alpha {ALPHA} (fewer than 2 conversations); else suspected if the real IDs rank above "
+    f"their decoys by the exact test of the sum of ranks at alpha {ALPHA}; else not suspected"
 )
 """The decoy-ID test's rule as it is printed beside its verdict."""
 
@@ -115,56 +116,81 @@ def min_k_prob(logprobs: Sequence[float], share: float = K_SHARE) -> float:
     return float(np.mean(np.sort(np.asarray(logprobs, float))[:count]))
 
 
-@dataclass(frozen=True)
-class TextLogprobs:
-    """What the route returned for one published text: the log-probability of each of its
-    tokens given the ones before (the first token has none), or None where the provider
-    returned no log-probability of the given text."""
-
-    conversation: str
-    key: str
-    """The text's place, as `_recall.py` names it ("t01 userMessage")."""
-    logprobs: tuple[float, ...] | None
+def canary_mean(canary: Sequence[float] | None) -> float:
+    """The canary's mean log-probability from its CANARY_SKIP-th token on (NaN where none)."""
+    read = list(canary or ())[CANARY_SKIP:]
+    return float(np.mean(read)) if read else math.nan
 
 
-def conversation_scores(texts: Sequence[TextLogprobs]) -> dict[str, float]:
-    """Each conversation's mean Min-K% Prob over its texts with at least MIN_TOKENS
-    log-probabilities, by conversation ID (sorted); a conversation with none is left out."""
-    by_conversation: dict[str, list[float]] = defaultdict(list)
-    for text in texts:
-        if text.logprobs is not None and len(text.logprobs) >= MIN_TOKENS:
-            by_conversation[text.conversation].append(min_k_prob(text.logprobs))
-    return {c: float(np.mean(v)) for c, v in sorted(by_conversation.items())}
-
-
-# --- the route check ----------------------------------------------------------------------------
-
-
-def route_check(canary: Sequence[float]) -> str | None:
+def route_check(canary: float) -> str | None:
     """Why the route's log-probabilities cannot be read (a `cannot decide` reason), or None where
-    the canary's log-probabilities are those of a text read in order."""
-    read = canary[CANARY_SKIP:]
-    mean = float(np.mean(read)) if read else math.nan
-    if not mean >= CANARY_FLOOR:
+    the canary's mean (`canary_mean`) is that of a text read in order."""
+    if not canary >= CANARY_FLOOR:
         return (
             f"the log-probabilities returned are not the given text's: a counting sequence "
-            f"scores {mean:.2f} nats per token, at least {CANARY_FLOOR} expected"
+            f"scores {canary:.2f} nats per token, at least {CANARY_FLOOR} expected"
         )
     return None
 
 
-def _no_logprobs(provider: str) -> str:
-    return cannot_decide(f"{provider} gives no log-probability of a given text")
+@dataclass(frozen=True)
+class ConversationLikelihood:
+    """What the method reads of one conversation: the scorer's figures of a sample."""
+
+    conversation: str
+    control: bool = False
+    """A never-published control conversation (the control test)."""
+    score: float = math.nan
+    """Mean Min-K% Prob over its texts scored (the control test; NaN where none)."""
+    texts: int = 0
+    """Texts scored: at least MIN_TOKENS log-probabilities."""
+    skipped: int = 0
+    """Texts left out, with fewer."""
+    missing: int = 0
+    """Calls that returned no log-probability of their text."""
+    decoys_above: int | None = None
+    """Decoys scoring at least the real ID (the decoy test; None where not scored)."""
+    canary: float = math.nan
+    """The canary's `canary_mean` (NaN where the provider returned none, or was not asked)."""
 
 
-# --- the control test ---------------------------------------------------------------------------
+def conversation_likelihood(
+    conversation: str,
+    canary: Sequence[float] | None,
+    texts: Sequence[Sequence[float] | None] = (),
+    windows: Sequence[Sequence[tuple[str, float]] | None] = (),
+    control: bool = False,
+) -> ConversationLikelihood:
+    """A conversation's figures from what the route returned: the canary's log-probabilities,
+    each text's (None where none came back), each decoy window's tokens (the real ID first)."""
+    scored = [min_k_prob(t) for t in texts if t is not None and len(t) >= MIN_TOKENS]
+    missing = sum(t is None for t in texts) + sum(w is None for w in windows)
+    whole = [w for w in windows if w is not None]
+    sums = shared_suffix(whole) if whole and len(whole) == len(windows) else []
+    return ConversationLikelihood(
+        conversation=conversation,
+        control=control,
+        score=float(np.mean(scored)) if scored else math.nan,
+        texts=len(scored),
+        skipped=sum(t is not None for t in texts) - len(scored),
+        missing=missing,
+        decoys_above=decoy_count(sums[0], sums[1:]) if sums else None,
+        canary=canary_mean(canary),
+    )
+
+
+# --- the verdict --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class LikelihoodVerdict:
+    """The likelihood method's sub-verdict and every figure it reads (the log header keeps
+    them: the reading is recomputed from them, `read`)."""
+
     reading: str
     """suspected, not suspected, or cannot decide: <reason>."""
-    rule: str
+    control_test: bool
+    """The control test ran (else the decoy-ID test)."""
     p_value: float
     """One-sided p-value (NaN where the test was not run)."""
     conversations: int
@@ -178,9 +204,19 @@ class LikelihoodVerdict:
     """Control conversations' mean Min-K% Prob, or the count a model that cannot tell the IDs
     apart has on average (DECOYS / 2)."""
     texts: int = 0
-    """Texts scored (the control test: both groups)."""
+    """Texts scored (both groups)."""
     skipped: int = 0
     """Texts left out, with fewer than MIN_TOKENS log-probabilities."""
+    missing: int = 0
+    """Calls that returned no log-probability of their text."""
+    canary: float = math.nan
+    """The route check's figure: the lowest canary mean of the run's conversations."""
+    not_random: int = 0
+    """Published conversation IDs that are not random UUIDs (the decoy test)."""
+
+    @property
+    def rule(self) -> str:
+        return CONTROL_RULE if self.control_test else DECOY_RULE
 
     def line(self) -> str:
         """The verdict with the figures it reads, on one line."""
@@ -188,6 +224,100 @@ class LikelihoodVerdict:
             f"{self.reading}: {self.conversations} conversation(s) against {self.controls}; "
             f"{self.published:.3f} against {self.control:.3f}; p = {self.p_value:.3g}"
         )
+
+
+def abstention(v: LikelihoodVerdict, provider: str) -> str | None:
+    """Why the figures cannot decide (in `CONTROL_RULE`'s or `DECOY_RULE`'s order), or None."""
+    if v.missing or math.isnan(v.canary):
+        return unanswered(provider)
+    route = route_check(v.canary)
+    if route is not None:
+        return cannot_decide(route)
+    if v.control_test:
+        if v.conversations < MIN_CONVERSATIONS:
+            return cannot_decide(
+                f"{v.conversations} published conversation(s) scored, at least "
+                f"{MIN_CONVERSATIONS} needed (texts of at least {MIN_TOKENS} tokens)"
+            )
+        if v.controls < MIN_CONVERSATIONS:
+            return cannot_decide(
+                f"{v.controls} never-published control conversation(s) scored, at least "
+                f"{MIN_CONVERSATIONS} needed"
+            )
+        least = smallest_p(v.conversations, v.controls)
+        if least >= ALPHA:
+            return cannot_decide(
+                f"{v.conversations} published and {v.controls} control conversations cannot "
+                f"reach alpha {ALPHA} (smallest p-value {least:.3g})"
+            )
+        return None
+    if v.not_random:
+        return cannot_decide(
+            f"{v.not_random} conversation ID(s) are not random UUIDs (version 4): a decoy "
+            "cannot stand in for them"
+        )
+    least = rank_sum_p([0] * v.conversations, v.controls)
+    if not least < ALPHA:
+        return cannot_decide(
+            f"{v.conversations} conversation(s) cannot reach alpha {ALPHA} against "
+            f"{v.controls} decoys each (smallest p-value {least:.3g})"
+        )
+    return None
+
+
+def read(v: LikelihoodVerdict, provider: str) -> LikelihoodVerdict:
+    """The figures with their reading: an abstention, else the p-value against alpha."""
+    reason = abstention(v, provider)
+    return replace(v, reading=reason or (SUSPECTED if v.p_value < ALPHA else NOT_SUSPECTED))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if values else math.nan
+
+
+def decide_likelihood(
+    found: Sequence[ConversationLikelihood],
+    control_test: bool,
+    provider: str,
+    decoys: int = DECOYS,
+) -> LikelihoodVerdict:
+    """The sub-verdict over a run's conversations (by `CONTROL_RULE` where `control_test`, else
+    `DECOY_RULE`); `provider` names the model's route in an abstention."""
+    published = [c for c in found if not c.control]
+    not_random = sum(not is_random_uuid(c.conversation) for c in published)
+    if control_test:
+        ours = [c.score for c in published if not math.isnan(c.score)]
+        theirs = [c.score for c in found if c.control and not math.isnan(c.score)]
+        controls, center = len(theirs), _mean(theirs)
+    else:
+        ours = [float(c.decoys_above) for c in published if c.decoys_above is not None]
+        theirs, controls, center = [], decoys, decoys / 2
+    figures = LikelihoodVerdict(
+        reading="",
+        control_test=control_test,
+        p_value=math.nan,
+        conversations=len(ours),
+        controls=controls,
+        published=_mean(ours),
+        control=center,
+        texts=sum(c.texts for c in found),
+        skipped=sum(c.skipped for c in found),
+        missing=sum(c.missing for c in found),
+        # NaN where any conversation has none: np.min carries it.
+        canary=float(np.min([c.canary for c in found])) if found else math.nan,
+        not_random=0 if control_test else not_random,
+    )
+    if abstention(figures, provider) is None:
+        p_value = (
+            published_above_control(ours, theirs)
+            if control_test
+            else rank_sum_p([int(c) for c in ours], decoys)
+        )
+        figures = replace(figures, p_value=p_value)
+    return read(figures, provider)
+
+
+# --- the control test ---------------------------------------------------------------------------
 
 
 def _difference(x: NDArray[np.float64], y: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
@@ -216,62 +346,6 @@ def published_above_control(published: Sequence[float], control: Sequence[float]
     return float(result.pvalue)
 
 
-def decide_against_control(
-    published: Sequence[TextLogprobs],
-    control: Sequence[TextLogprobs],
-    canary: Sequence[float] | None,
-    provider: str,
-) -> LikelihoodVerdict:
-    """The control test's verdict by `CONTROL_RULE`; `canary`: the route check's
-    log-probabilities (None where the provider returned none)."""
-    texts = [*published, *control]
-    scored = sum(t.logprobs is not None and len(t.logprobs) >= MIN_TOKENS for t in texts)
-    ours, theirs = conversation_scores(published), conversation_scores(control)
-
-    def verdict(reading: str, p_value: float = math.nan) -> LikelihoodVerdict:
-        return LikelihoodVerdict(
-            reading=reading,
-            rule=CONTROL_RULE,
-            p_value=p_value,
-            conversations=len(ours),
-            controls=len(theirs),
-            published=float(np.mean(list(ours.values()))) if ours else math.nan,
-            control=float(np.mean(list(theirs.values()))) if theirs else math.nan,
-            texts=scored,
-            skipped=len(texts) - scored,
-        )
-
-    if canary is None or any(t.logprobs is None for t in texts):
-        return verdict(_no_logprobs(provider))
-    route = route_check(canary)
-    if route is not None:
-        return verdict(cannot_decide(route))
-    if len(ours) < MIN_CONVERSATIONS:
-        return verdict(
-            cannot_decide(
-                f"{len(ours)} published conversation(s) scored, at least {MIN_CONVERSATIONS} "
-                f"needed (texts of at least {MIN_TOKENS} tokens)"
-            )
-        )
-    if len(theirs) < MIN_CONVERSATIONS:
-        return verdict(
-            cannot_decide(
-                f"{len(theirs)} never-published control conversation(s) scored, at least "
-                f"{MIN_CONVERSATIONS} needed"
-            )
-        )
-    least = smallest_p(len(ours), len(theirs))
-    if least >= ALPHA:
-        return verdict(
-            cannot_decide(
-                f"{len(ours)} published and {len(theirs)} control conversations cannot reach "
-                f"alpha {ALPHA} (smallest p-value {least:.3g})"
-            )
-        )
-    p_value = published_above_control(list(ours.values()), list(theirs.values()))
-    return verdict(SUSPECTED if p_value < ALPHA else NOT_SUSPECTED, p_value)
-
-
 # --- the decoy-ID test --------------------------------------------------------------------------
 
 
@@ -290,13 +364,16 @@ def decoy_ids(conversation_id: str, seed: int, count: int = DECOYS) -> list[str]
     return [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(count)]
 
 
-def decoy_prompts(conv: VisibleConversation, seed: int, count: int = DECOYS) -> list[str]:
+def decoy_window(conv: VisibleConversation) -> str:
     """The conversation's document in the files' layout (layout.py: no label) up to the end of
-    its first turn's `userMessage` line, under its real ID first, then under each decoy."""
+    its first turn's `userMessage` line, under its real ID."""
     text = document(conv)
-    window = text[: text.index("\n", text.index(CUT_KEY)) + 1]
-    real = conv.conversation_id
-    return [window.replace(real, i, 1) for i in [real, *decoy_ids(real, seed, count)]]
+    return text[: text.index("\n", text.index(CUT_KEY)) + 1]
+
+
+def decoy_prompts(window: str, real: str, ids: Sequence[str]) -> list[str]:
+    """The window under its real ID first, then under each of `ids` (`decoy_ids`)."""
+    return [window.replace(real, i, 1) for i in [real, *ids]]
 
 
 def shared_suffix(responses: Sequence[Sequence[tuple[str, float]]]) -> list[float]:
@@ -325,50 +402,3 @@ def rank_sum_p(counts: Sequence[int], decoys: int = DECOYS) -> float:
     for _ in counts:
         total = np.convolve(total, one)
     return float(min(1.0, total[: sum(counts) + 1].sum()))
-
-
-def decide_decoys(
-    counts: Sequence[int | None],
-    ids: Sequence[str],
-    canary: Sequence[float] | None,
-    provider: str,
-    decoys: int = DECOYS,
-) -> LikelihoodVerdict:
-    """The decoy-ID test's verdict by `DECOY_RULE`: `counts`, per conversation, how many decoys
-    score at least its real ID (None where the provider returned no log-probability)."""
-    known = [c for c in counts if c is not None]
-
-    def verdict(reading: str, p_value: float = math.nan) -> LikelihoodVerdict:
-        return LikelihoodVerdict(
-            reading=reading,
-            rule=DECOY_RULE,
-            p_value=p_value,
-            conversations=len(known),
-            controls=decoys,
-            published=float(np.mean(known)) if known else math.nan,
-            control=decoys / 2,
-        )
-
-    if canary is None or len(known) < len(counts):
-        return verdict(_no_logprobs(provider))
-    route = route_check(canary)
-    if route is not None:
-        return verdict(cannot_decide(route))
-    not_random = [i for i in ids if not is_random_uuid(i)]
-    if not_random:
-        return verdict(
-            cannot_decide(
-                f"{len(not_random)} conversation ID(s) are not random UUIDs (version 4), "
-                f"e.g. {not_random[0]!r}: a decoy cannot stand in for them"
-            )
-        )
-    least = rank_sum_p([0] * len(known), decoys)
-    if not least < ALPHA:
-        return verdict(
-            cannot_decide(
-                f"{len(known)} conversation(s) cannot reach alpha {ALPHA} against {decoys} "
-                f"decoys each (smallest p-value {least:.3g})"
-            )
-        )
-    p_value = rank_sum_p(known, decoys)
-    return verdict(SUSPECTED if p_value < ALPHA else NOT_SUSPECTED, p_value)

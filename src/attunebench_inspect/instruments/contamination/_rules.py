@@ -63,8 +63,19 @@ LABELS_NEEDED = 2
 
 GUIDED = "guided"
 LAYOUT = "layout"
-METHODS = (GUIDED, LAYOUT)
+LIKELIHOOD = "likelihood"
+METHODS = (GUIDED, LAYOUT, LIKELIHOOD)
 """The probe's methods (`-T methods=`), in the order their sub-verdicts are read."""
+DEFAULT_METHODS = f"{GUIDED},{LIKELIHOOD}"
+"""What `-T methods` runs unless told: every method that any provider can answer without
+reading cannot decide for a model that merely does not write the files back. The guided probe
+needs only chat; the likelihood method runs where the provider scores a given text and is left
+out of the verdict elsewhere (`overall`). The files-layout probe is asked for by name: its label
+cut reads cannot decide for every model that does not continue the files' layout (every chat
+model that answers in prose), and it costs four calls per turn (docs/contamination.md)."""
+NO_TEXT_LOGPROBS = "gives no log-probability of a given text"
+"""Why the likelihood method cannot be answered by a provider: its sub-verdict reads `cannot
+decide: <provider> gives no ...`, and the overall verdict leaves it out."""
 SUSPECTED = "suspected"
 NOT_SUSPECTED = "not suspected"
 TEXT = "text"
@@ -112,20 +123,30 @@ LABELS_RULE = (
 )
 """The files-layout probe's label sub-verdict (`_labels.py`)."""
 OVERALL_RULE = (
-    "suspected if any method's sub-verdict is suspected; else cannot decide if any method "
-    "cannot decide (its reason); else not suspected"
+    "suspected if any method's sub-verdict is suspected; else cannot decide if any method the "
+    "provider can answer cannot decide (its reason); else not suspected. A method the provider "
+    f"cannot answer (the likelihood method, where the provider {NO_TEXT_LOGPROBS}) is left out, "
+    "its sub-verdict saying why; where it cannot answer any method run, cannot decide"
 )
-"""How the verdict reads the sub-verdicts of the methods run (the guided probe alone: its own)."""
+"""How the verdict reads the sub-verdicts of the methods run (one method alone: its own)."""
+
+
+def unanswered(provider: str) -> str:
+    """The likelihood method's sub-verdict where `provider` cannot answer it."""
+    return cannot_decide(f"{provider} {NO_TEXT_LOGPROBS}")
 
 
 def overall(readings: Sequence[tuple[str, str]]) -> str:
     """The verdict from each method's (name, sub-verdict), by `OVERALL_RULE`; a single method's
-    own verdict where it alone ran."""
+    own verdict where it alone ran. A method the provider cannot answer says nothing of the
+    model: with the likelihood method run by default, it would otherwise make every chat model's
+    verdict cannot decide."""
     if len(readings) == 1:
         return readings[0][1]
     if any(r == SUSPECTED for _, r in readings):
         return SUSPECTED
-    for method, reading in readings:
+    answered = [(m, r) for m, r in readings if not r.endswith(NO_TEXT_LOGPROBS)]
+    for method, reading in answered or readings:
         if reading != NOT_SUSPECTED:
             return cannot_decide(f"{method}: {reading.removeprefix('cannot decide: ')}")
     return NOT_SUSPECTED

@@ -9,6 +9,9 @@ verdict (`_verdict.py`, which also says how the log header keeps it). Inspect ha
 epoch-reduced values but only the first epoch's metadata, so under `--epochs` the verdict reads
 the first epoch's completions (the calls are at temperature 0: further epochs add cost, not
 evidence). The rule is the score's metadata (`rule`) and the task's (`contamination_method`).
+With the likelihood method, a sample's score also holds the conversation's likelihood figures
+(`_likelihood.ConversationLikelihood`: its Min-K% Prob, or how many decoy IDs score at least its
+real one), which the metric pools into the method's sub-verdict.
 """
 
 from __future__ import annotations
@@ -24,14 +27,23 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from ._completions import Scored, answer_key, score_instance
-from ._dataset import CONTROL_TEXTS_KEY, METHODS_KEY, labels_of, texts_of
+from ._dataset import CONTROL_TEXTS_KEY, METHODS_KEY, labels_of
 from ._instances import Instance
 from ._labels import label_result
 from ._layout import LayoutInstance, continuation, layout_run
+from ._likelihood import DECOYS, ConversationLikelihood, conversation_likelihood, route_check
+from ._likelihood_route import LikelihoodStore, plan_of
 from ._overlap import Overlap
 from ._recall import Recall, recalled
-from ._rules import GUIDED, RECALL_RUN_WORDS, RULE, InstanceResult, LabelResult
-from ._solver import ProbeStore, instances_of, layout_of
+from ._rules import (
+    GUIDED,
+    NO_TEXT_LOGPROBS,
+    RECALL_RUN_WORDS,
+    RULE,
+    InstanceResult,
+    LabelResult,
+)
+from ._solver import ProbeStore, instances_of, layout_of, texts_of
 from ._verdict import HEADLINE_METRIC, probe_verdict
 
 LABEL_RESULTS_KEY = "labels"
@@ -44,6 +56,9 @@ RESULTS_KEY = "instances"
 """Score metadata: each instance's key, its two overlap scores and matches, its two recall runs
 with the text each matched, its two answers' digests and whether each was cut, and how many of
 its two completions were empty."""
+LIKELIHOOD_RESULTS_KEY = "likelihood"
+"""Score metadata: the conversation's likelihood figures (`ConversationLikelihood`), with the
+run's test (`likelihood_control_test`) and its model (`provider`), which the metric reads."""
 SCORER = "contamination_scorer"
 CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric=HEADLINE_METRIC)
 """The first of the verdict's metrics: the indicator that is 1, named for the verdict."""
@@ -103,6 +118,20 @@ def pooled_labels(scores: Sequence[SampleScore]) -> list[LabelResult]:
     ]
 
 
+def pooled_likelihood(scores: Sequence[SampleScore]) -> list[ConversationLikelihood]:
+    """Every conversation's likelihood figures, by conversation ID."""
+    return [
+        ConversationLikelihood(**found)
+        for s in _ordered(scores)
+        if (found := (s.score.metadata or {}).get(LIKELIHOOD_RESULTS_KEY))
+    ]
+
+
+def _run_fact(scores: Sequence[SampleScore], key: str, missing: Any) -> Any:
+    """A fact every sample's score records alike (the first sample's)."""
+    return next((s.score.metadata or {} for s in scores), {}).get(key, missing)
+
+
 def methods_of(scores: Sequence[SampleScore]) -> list[str]:
     """The methods the run chose (the guided probe alone in a log that records none)."""
     for s in scores:
@@ -122,6 +151,9 @@ def contamination_verdict() -> Metric:
             pooled(scores),
             pooled(scores, LAYOUT_RESULTS_KEY),
             pooled_labels(scores),
+            pooled_likelihood(scores),
+            bool(_run_fact(scores, "likelihood_control_test", False)),
+            str(_run_fact(scores, "provider", "the provider")),
         ).metrics()
 
     return calculate
@@ -277,6 +309,35 @@ def _layout_line(layout: LayoutInstance, r: InstanceResult) -> str:
     )
 
 
+def _likelihood_scored(state: TaskState) -> ConversationLikelihood | None:
+    """The conversation's likelihood figures (None where the method was not chosen)."""
+    plan = plan_of(state.metadata)
+    if not (plan.control_test or plan.window):
+        return None
+    store = store_as(LikelihoodStore)
+    return conversation_likelihood(
+        str(state.sample_id), store.canary, store.texts, store.windows, plan.control
+    )
+
+
+def _likelihood_line(found: ConversationLikelihood) -> str:
+    if found.missing or math.isnan(found.canary):
+        return f"likelihood: the provider {NO_TEXT_LOGPROBS}"
+    route = route_check(found.canary)
+    if route is not None:
+        return f"likelihood: {route}"
+    if found.decoys_above is not None:
+        return (
+            f"likelihood: {found.decoys_above} of {DECOYS} decoy IDs score the document's start "
+            "at least as high as its real ID"
+        )
+    kind = "never-published control" if found.control else "published"
+    return (
+        f"likelihood ({kind}): Min-K% Prob {found.score:.3f} nats over {found.texts} text(s) "
+        f"({found.skipped} too short)"
+    )
+
+
 @scorer(metrics=[contamination_verdict()], rule=RULE)
 def contamination_scorer() -> Scorer:
     """Each instance's guided and general completion against the unseen rest of its text, and
@@ -300,6 +361,15 @@ def contamination_scorer() -> Scorer:
         if labels:
             value["layout_labels_reproduced"] = sum(r.match == 1.0 for _, r in labels)
             answer += f", labels reproduced in {value['layout_labels_reproduced']}"
+        likelihood = _likelihood_scored(state)
+        if likelihood is not None:
+            said = _likelihood_line(likelihood)
+            lines.append(f"- {said}")
+            answer = said if likelihood.control else f"{answer}; {said}"
+            if likelihood.decoys_above is not None:
+                value["likelihood_decoys_above"] = likelihood.decoys_above
+            else:
+                value["likelihood_min_k"] = likelihood.score
         return Score(
             value=value,
             answer=answer,
@@ -309,6 +379,9 @@ def contamination_scorer() -> Scorer:
                 RESULTS_KEY: [_record(i, s) for i, s in scored],
                 LAYOUT_RESULTS_KEY: [{"key": i.key, **asdict(r)} for i, r in layout],
                 LABEL_RESULTS_KEY: [{"key": i.key, **asdict(r)} for i, r in labels],
+                LIKELIHOOD_RESULTS_KEY: asdict(likelihood) if likelihood else None,
+                "likelihood_control_test": plan_of(state.metadata).control_test,
+                "provider": str(state.model),
             },
         )
 

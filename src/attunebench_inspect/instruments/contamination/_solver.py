@@ -1,6 +1,7 @@
 """The probe's calls: for every instance of a conversation, one guided and one general completion;
 with the files-layout probe, for every turn, the document's continuation and its control's at the
-text cut and at the label cut.
+text cut and at the label cut; with the likelihood method, its scoring calls
+(`_likelihood_route.py`: the canary, then the texts or the decoy windows).
 
 A guided or general call is one user message and nothing else, as in Golchin & Surdeanu's code; a
 layout call is the instruction and the document's start as the assistant's own text (layout.py).
@@ -20,7 +21,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import get_args
 
 from inspect_ai.model import (
     ChatMessage,
@@ -39,6 +39,8 @@ from ...solve._transport import generate_or_say
 from . import _prompts as prompts
 from ._instances import Instance
 from ._layout import LAYOUT_INSTRUCTION, LayoutInstance
+from ._likelihood_route import LikelihoodStore, plan_of, score_likelihood
+from ._recall import PublishedText
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +62,10 @@ INSTRUCTIONS: dict[ProbeCall, Callable[[Instance], str]] = {
     "general": prompts.general,
 }
 _INSTANCES = TypeAdapter(list[Instance])
+PUBLISHED_TEXTS = TypeAdapter(list[PublishedText])
+TEXTS_KEY = "contamination_texts"
+"""Sample metadata: every published text of the conversation (`_recall.py`), as JSON: the
+likelihood method's prompts, and the scorer's (heuristic 3); no other prompt reads it."""
 _LAYOUT = TypeAdapter(list[LayoutInstance])
 LAYOUT_KEY = "contamination_layout"
 """Sample metadata: the conversation's layout instances (each document's start and its
@@ -101,6 +107,13 @@ def instances_json(instances: list[Instance]) -> str:
 
 def instances_of(metadata: dict[str, object]) -> list[Instance]:
     return _INSTANCES.validate_json(str(metadata[INSTANCES_KEY]))
+
+
+def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[PublishedText]:
+    """A sample's published texts (none in a log written before heuristic 3), or under the
+    dataset's `CONTROL_TEXTS_KEY` its layout control's."""
+    raw = metadata.get(key)
+    return PUBLISHED_TEXTS.validate_json(str(raw)) if raw is not None else []
 
 
 def layout_json(instances: list[LayoutInstance]) -> str:
@@ -178,10 +191,19 @@ def contamination_solver() -> Solver:
             texts.setdefault(call.name, {})[call.index] = output.completion
             cut.setdefault(call.name, {})[call.index] = output.stop_reason in CUT
 
-        await concurrently(*(complete(call) for call in calls))
+        async def likelihood() -> None:
+            plan = plan_of(state.metadata)
+            if not (plan.control_test or plan.window):
+                return
+            texts = [t.text for t in texts_of(state.metadata)]
+            where = f"{state.sample_id}: likelihood"
+            found = await score_likelihood(model, plan, texts, str(state.sample_id), where)
+            stored = store_as(LikelihoodStore)
+            stored.canary, stored.texts, stored.windows = found.canary, found.texts, found.windows
+
+        await concurrently(*(complete(call) for call in calls), likelihood())
         store = store_as(ProbeStore)
-        for name in get_args(ProbeCall):
-            found = texts.get(name, {})
+        for name, found in texts.items():
             setattr(store, name, [found[i] for i in range(len(found))])
             setattr(store, f"{name}_cut", [cut[name][i] for i in range(len(found))])
         return state

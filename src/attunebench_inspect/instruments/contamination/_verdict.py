@@ -12,23 +12,31 @@ suspected, 0 for not suspected, NaN where the run cannot decide (no number that 
 verdict); a log's header shows it first, then the verdict's own word at 1 (`suspected`,
 `not_suspected` or `cannot_decide`), the difference with its interval; the rest are in its "All
 scoring" table. A `cannot_decide` reason is not a number: it is recomputed from the evidence
-counts the record keeps, by the same abstention table. Logs of 4-A wrote all three words, the two
-false ones at 0; they read the same.
+counts the record keeps, by the same abstention table (the likelihood method's from its figures,
+`_likelihood.read`, with the run's model named where the provider cannot answer it). Logs of 4-A
+wrote all three words, the two false ones at 0; they read the same.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..._util.bootstrap import Interval
+from ._likelihood import (
+    ConversationLikelihood,
+    LikelihoodVerdict,
+    decide_likelihood,
+    read,
+)
 from ._rules import (
     ALPHA,
     EXACT_NEEDED,
     GUIDED,
     LABEL_FIELDS,
     LAYOUT,
+    LIKELIHOOD,
     NEAR_EXACT_NEEDED,
     NOT_SUSPECTED,
     RECALL_NEEDED,
@@ -72,12 +80,14 @@ class ProbeVerdict:
     """The files-layout probe's text cut (None where it did not run)."""
     labels: LabelsVerdict | None = None
     """The files-layout probe's label cut (None where it did not run, or in a log before it)."""
+    likelihood: LikelihoodVerdict | None = None
+    """The likelihood method's (None where it did not run)."""
 
     def metrics(self) -> dict[str, float]:
         """The record as the log header keeps it: named numbers, counts as integers."""
         indicator = INDICATORS.get(self.reading, CANNOT_DECIDE)
         shown = self.guided or decide([])
-        both = self.guided is not None and self.layout is not None
+        both = self.guided is not None and (self.layout or self.likelihood) is not None
         decided = indicator != CANNOT_DECIDE
         return {
             indicator: 1.0,
@@ -99,19 +109,33 @@ class ProbeVerdict:
             **({"guided_suspected": float(shown.reading == SUSPECTED)} if both else {}),
             **(_layout_metrics(self.layout) if self.layout else {}),
             **(_labels_metrics(self.labels) if self.labels else {}),
+            **(_likelihood_metrics(self.likelihood) if self.likelihood else {}),
         }
 
+    def readings(self) -> list[tuple[str, str]]:
+        """Each sub-verdict by its method's name, in `METHODS`' order (the label cut after the
+        files layout's)."""
+        found = (GUIDED, self.guided), (LAYOUT, self.layout), ("labels", self.labels)
+        return [(m, v.reading) for m, v in (*found, (LIKELIHOOD, self.likelihood)) if v]
+
     @classmethod
-    def from_metrics(cls, metrics: Mapping[str, float]) -> ProbeVerdict | None:
-        """The record a log header keeps (None where its metrics indicate no verdict)."""
+    def from_metrics(
+        cls, metrics: Mapping[str, float], provider: str = "the provider"
+    ) -> ProbeVerdict | None:
+        """The record a log header keeps (None where its metrics indicate no verdict);
+        `provider`: the run's model, named where it cannot answer the likelihood method."""
         if not any(metrics.get(n) == 1.0 for n in (*INDICATORS.values(), CANNOT_DECIDE)):
             return None
         layout = _layout_of(metrics)
-        labels = _labels_of(metrics)
-        guided = _guided_of(metrics, layout is None)
-        readings = [(m, v.reading) for m, v in ((GUIDED, guided), (LAYOUT, layout)) if v]
-        readings += [("labels", labels.reading)] if labels else []
-        return cls(overall(readings), guided, layout, labels)
+        likelihood = _likelihood_of(metrics, provider)
+        found = cls(
+            "",
+            _guided_of(metrics, layout is None and likelihood is None),
+            layout,
+            _labels_of(metrics),
+            likelihood,
+        )
+        return replace(found, reading=overall(found.readings()))
 
 
 def reading_of(metrics: Mapping[str, float]) -> str | None:
@@ -125,19 +149,21 @@ def probe_verdict(
     guided: Sequence[InstanceResult],
     layout: Sequence[InstanceResult],
     labels: Sequence[LabelResult],
+    likelihood: Sequence[ConversationLikelihood] = (),
+    control_test: bool = False,
+    provider: str = "the provider",
 ) -> ProbeVerdict:
     """A run's verdict from its pooled instances (each in conversation-ID order) and the methods
-    it ran: each method's sub-verdict, then `OVERALL_RULE`."""
+    it ran: each method's sub-verdict, then `OVERALL_RULE`. The likelihood method's test is the
+    control test where the run was given control conversations (`control_test`)."""
     found = ProbeVerdict(
         "",
         decide(guided) if GUIDED in methods else None,
         decide_layout(layout) if LAYOUT in methods else None,
         decide_labels(labels) if LAYOUT in methods and labels else None,
+        decide_likelihood(likelihood, control_test, provider) if LIKELIHOOD in methods else None,
     )
-    readings = [(GUIDED, found.guided.reading)] if found.guided else []
-    readings += [(LAYOUT, found.layout.reading)] if found.layout else []
-    readings += [("labels", found.labels.reading)] if found.labels else []
-    return ProbeVerdict(overall(readings), found.guided, found.layout, found.labels)
+    return replace(found, reading=overall(found.readings()))
 
 
 def _evidence_metrics(e: Evidence, prefix: str) -> dict[str, float]:
@@ -166,6 +192,23 @@ def _labels_metrics(labels: LabelsVerdict) -> dict[str, float]:
         "layout_labels_scored": labels.scored,
         "layout_labels_instances": labels.instances,
         **_evidence_metrics(labels.evidence, "layout_labels_"),
+    }
+
+
+def _likelihood_metrics(v: LikelihoodVerdict) -> dict[str, float]:
+    return {
+        "likelihood_suspected": float(v.reading == SUSPECTED),
+        "likelihood_p_value": v.p_value,
+        "likelihood_published": v.published,
+        "likelihood_control": v.control,
+        "likelihood_conversations": v.conversations,
+        "likelihood_controls": v.controls,
+        "likelihood_control_test": float(v.control_test),
+        "likelihood_texts": v.texts,
+        "likelihood_skipped": v.skipped,
+        "likelihood_missing": v.missing,
+        "likelihood_canary": v.canary,
+        "likelihood_not_random": v.not_random,
     }
 
 
@@ -249,3 +292,24 @@ def _labels_of(metrics: Mapping[str, float]) -> LabelsVerdict | None:
         p_value=metrics.get("layout_labels_p_value", math.nan),
         evidence=e,
     )
+
+
+def _likelihood_of(metrics: Mapping[str, float], provider: str) -> LikelihoodVerdict | None:
+    if "likelihood_conversations" not in metrics:
+        return None
+    nan = math.nan
+    figures = LikelihoodVerdict(
+        reading="",
+        control_test=metrics.get("likelihood_control_test") == 1.0,
+        p_value=metrics.get("likelihood_p_value", nan),
+        conversations=_count(metrics, "likelihood_conversations"),
+        controls=_count(metrics, "likelihood_controls"),
+        published=metrics.get("likelihood_published", nan),
+        control=metrics.get("likelihood_control", nan),
+        texts=_count(metrics, "likelihood_texts"),
+        skipped=_count(metrics, "likelihood_skipped"),
+        missing=_count(metrics, "likelihood_missing"),
+        canary=metrics.get("likelihood_canary", nan),
+        not_random=_count(metrics, "likelihood_not_random"),
+    )
+    return read(figures, provider)
