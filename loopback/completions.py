@@ -12,8 +12,9 @@ vLLM's `prompt_logprobs` extension: a list per choice, null first, then one
 `{token_id: {"logprob", "rank", "decoded_token"}}` per prompt token. `shifted` scores each prompt
 token by the next position's prediction, as llama-cpp-python's echo does for a model whose
 tokenizer adds no BOS token (bench/contamination/RESULTS.md): a read text's tokens then get the
-baseline. Tokens are runs of non-space characters with the spaces before them, so they join back
-into the prompt.
+baseline. `echo=False` ignores `echo`, as llama-server does (llama.cpp issue 27174): only the
+generated token comes back. Every prompt is kept in `heard`, in order. Tokens are runs of
+non-space characters with the spaces before them, so they join back into the prompt.
 
     serve_completions(endpoint, ScriptedModel(read=[text, CANARY]))
 """
@@ -25,7 +26,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -53,6 +54,10 @@ class ScriptedModel:
     baseline: tuple[float, float] = (-9.0, -2.0)
     """The range of an unread token's log-probability (by its hash)."""
     shifted: bool = False
+    echo: bool = True
+    """Whether it honours `echo`."""
+    heard: list[str] = field(default_factory=list)
+    """Every prompt it was sent."""
 
     def logprobs(self, prompt: str) -> list[tuple[str, float]]:
         """Each token of the prompt with its log-probability."""
@@ -77,11 +82,13 @@ class ScriptedModel:
         prompt = request.get("prompt", "")
         if not isinstance(prompt, str):
             raise TypeError("the scripted model reads a text prompt")
+        self.heard.append(prompt)
         generate = min(1, int(request.get("max_tokens") or 0))
         generated = [(GENERATED, GENERATED_LOGPROB)] * generate
-        echoed = self.logprobs(prompt) if request.get("echo") else []
+        echo = bool(request.get("echo")) and self.echo
+        echoed = self.logprobs(prompt) if echo else []
         choice: dict[str, Any] = {
-            "text": (prompt if request.get("echo") else "") + GENERATED * generate,
+            "text": (prompt if echo else "") + GENERATED * generate,
             "index": 0,
             "logprobs": None,
             "finish_reason": "length",

@@ -1,7 +1,10 @@
-"""The likelihood method (`_likelihood.py`): Min-K% Prob, the control test and the decoy-ID test
-by hand-checked values, every abstention with its message, ranges by hypothesis, and the route
-end to end through Inspect's `openai-api-completions` provider against the loopback endpoint's
-scripted model of known training data."""
+"""The likelihood method: Min-K% Prob, the control test and the decoy-ID test by hand-checked
+values (`_likelihood.py`), every abstention with its message, ranges by hypothesis, the overall
+rule's case of a method the provider cannot answer, the route through Inspect's
+`openai-api-completions` provider, and the method in the task end to end against the loopback
+endpoint's scripted model of known training data (conversations it knows only as the texts it is
+told it read): a model that read them is suspected, one that did not is not; a chat route and a
+server that ignores `echo` cannot decide, with the line that says why."""
 
 from __future__ import annotations
 
@@ -9,28 +12,34 @@ import asyncio
 import json
 import math
 import random
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, get_model
 from loopback.completions import ScriptedModel, serve_completions, tokens
 from loopback.endpoint import Endpoint, EndpointConfig
 
+from attunebench_inspect import build_report, contamination
 from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.instruments.contamination._likelihood import (
     CANARY,
     CANARY_FLOOR,
     DECOYS,
     MIN_TOKENS,
-    TextLogprobs,
-    conversation_scores,
-    decide_against_control,
-    decide_decoys,
+    ConversationLikelihood,
+    canary_mean,
+    conversation_likelihood,
+    decide_likelihood,
     decoy_count,
     decoy_ids,
     decoy_prompts,
+    decoy_window,
     is_random_uuid,
     min_k_prob,
     published_above_control,
@@ -43,28 +52,35 @@ from attunebench_inspect.instruments.contamination._likelihood_route import (
     SCORE_CONFIG,
     text_logprobs,
 )
-from attunebench_inspect.instruments.contamination._rules import NOT_SUSPECTED, SUSPECTED
+from attunebench_inspect.instruments.contamination._recall import published_texts
+from attunebench_inspect.instruments.contamination._report import ContaminationPart
+from attunebench_inspect.instruments.contamination._rules import (
+    NOT_SUSPECTED,
+    SUSPECTED,
+    overall,
+    unanswered,
+)
+from attunebench_inspect.instruments.contamination._verdict import ProbeVerdict
 from tests.conftest import BUNDLED
 
-ALIGNED = (-6.0,) * 10 + (-0.1,) * 50
-"""A counting sequence read in order: unsure at first, then near certain."""
-SHIFTED = (-9.0,) * 60
+ALIGNED = -0.1
+"""A counting sequence's mean read in order (`canary_mean`)."""
+SHIFTED = -9.0
 """The same scored against the next position's distribution."""
 ID = "4723fdd3-f278-4748-8b63-77aa00ff14e0"
 
 
-def texts(conversation: str, level: float, count: int = 3, tokens: int = 20) -> list[TextLogprobs]:
-    return [
-        TextLogprobs(conversation, f"t{i:02d} userMessage", (level,) * tokens)
-        for i in range(1, count + 1)
-    ]
+def conv(name: str, level: float, control: bool = False, **figures: Any) -> ConversationLikelihood:
+    """A conversation whose 3 texts score `level`, its canary read in order unless told."""
+    given: dict[str, Any] = {"texts": 3, "canary": ALIGNED, **figures}
+    return ConversationLikelihood(name, control=control, score=level, **given)
 
 
-def group(prefix: str, levels: list[float]) -> list[TextLogprobs]:
-    return [t for i, level in enumerate(levels) for t in texts(f"{prefix}{i:02d}", level)]
+def group(prefix: str, levels: list[float], control: bool = False) -> list[ConversationLikelihood]:
+    return [conv(f"{prefix}{i:02d}", level, control) for i, level in enumerate(levels)]
 
 
-# --- Min-K% Prob --------------------------------------------------------------------------------
+# --- Min-K% Prob and a conversation's figures ---------------------------------------------------
 
 
 def test_min_k_prob_means_the_lowest_fifth() -> None:
@@ -81,11 +97,26 @@ def test_min_k_prob_lies_between_the_least_and_the_mean(logprobs: list[float]) -
     assert min(logprobs) - 1e-9 <= score <= sum(logprobs) / len(logprobs) + 1e-9
 
 
-def test_conversation_scores_leave_out_short_texts() -> None:
-    short = TextLogprobs("c1", "t01 topic", (-1.0,) * (MIN_TOKENS - 1))
-    scores = conversation_scores([*texts("c2", -2.0), short, *texts("c1", -1.0, count=1)])
-    assert scores == {"c1": -1.0, "c2": -2.0}
-    assert conversation_scores([short]) == {}
+def test_a_conversation_leaves_out_short_texts_and_counts_what_did_not_come_back() -> None:
+    canary = [-6.0] * 10 + [-0.5] * 50
+    found = conversation_likelihood(
+        "c1", canary, [[-1.0] * 20, [-3.0] * 20, [-1.0] * (MIN_TOKENS - 1), None]
+    )
+    # Min-K% of a flat text is its level: the mean of -1 and -3.
+    assert (found.score, found.texts, found.skipped, found.missing) == (-2.0, 2, 1, 1)
+    assert found.canary == -0.5 == canary_mean(canary)
+    assert math.isnan(canary_mean(None)) and math.isnan(canary_mean([-1.0] * 10))
+    assert math.isnan(conversation_likelihood("c2", None).score)
+
+
+def test_a_conversation_counts_the_decoys_at_least_as_likely_as_its_real_id() -> None:
+    real = [("{", -1.0), ("4723", -2.0), ("\n", -1.0), ("hi", -1.0)]
+    decoys = [[("{", -1.0), ("9a", -5.0), ("\n", v), ("hi", -1.0)] for v in (-3.0, -1.0, 0.0)]
+    found = conversation_likelihood("c1", [-0.1] * 20, windows=[real, *decoys])
+    # Suffix sums: real -2; decoys -4, -2 (a tie counts against the real ID), -1.
+    assert found.decoys_above == 2
+    missing = conversation_likelihood("c1", [-0.1] * 20, windows=[real, None])
+    assert (missing.decoys_above, missing.missing) == (None, 1)
 
 
 # --- the control test ---------------------------------------------------------------------------
@@ -102,9 +133,8 @@ def test_published_above_control_counts_every_arrangement() -> None:
 
 
 def test_the_control_test_reads_a_model_that_finds_the_published_texts_likelier() -> None:
-    published = group("p", [-0.5, -0.6])
-    control = group("c", [-5.0 - 0.1 * i for i in range(21)])
-    verdict = decide_against_control(published, control, ALIGNED, "llamacpp")
+    found = group("p", [-0.5, -0.6]) + group("c", [-5.0 - 0.1 * i for i in range(21)], True)
+    verdict = decide_likelihood(found, True, "llamacpp")
     assert verdict.reading == SUSPECTED
     assert verdict.p_value == pytest.approx(1 / 253)
     assert (verdict.conversations, verdict.controls, verdict.texts) == (2, 21, 69)
@@ -114,64 +144,48 @@ def test_the_control_test_reads_a_model_that_finds_the_published_texts_likelier(
 
 def test_the_control_test_clears_published_texts_like_the_control() -> None:
     levels = [-5.0 - 0.1 * i for i in range(23)]
-    verdict = decide_against_control(
-        group("p", levels[10:12]), group("c", levels[:10] + levels[12:]), ALIGNED, "llamacpp"
-    )
+    found = group("p", levels[10:12]) + group("c", levels[:10] + levels[12:], True)
+    verdict = decide_likelihood(found, True, "llamacpp")
     assert verdict.reading == NOT_SUSPECTED
     assert verdict.p_value > 0.01
 
 
+NO_LOGPROBS = "cannot decide: openai/gpt-4o gives no log-probability of a given text"
+
+
 @pytest.mark.parametrize(
-    ("published", "control", "canary", "reason"),
+    ("found", "reason"),
     [
         (
-            [TextLogprobs("p1", "t01 userMessage", None)],
-            group("c", [-1.0] * 21),
-            ALIGNED,
-            "cannot decide: openai/gpt-4o gives no log-probability of a given text",
+            [*group("p", [-1.0]), conv("p01", math.nan, missing=1), *group("c", [-1.0] * 21, True)],
+            NO_LOGPROBS,
         ),
+        ([ConversationLikelihood("p00"), ConversationLikelihood("p01")], NO_LOGPROBS),
         (
-            group("p", [-1.0, -1.0]),
-            group("c", [-1.0] * 21),
-            None,
-            "cannot decide: openai/gpt-4o gives no log-probability of a given text",
-        ),
-        (
-            group("p", [-1.0, -1.0]),
-            group("c", [-1.0] * 21),
-            SHIFTED,
+            [conv("p00", -1.0, canary=SHIFTED), *group("c", [-1.0] * 21, True)],
             "cannot decide: the log-probabilities returned are not the given text's: a counting "
             f"sequence scores -9.00 nats per token, at least {CANARY_FLOOR} expected",
         ),
         (
-            group("p", [-1.0]),
-            group("c", [-1.0] * 21),
-            ALIGNED,
+            group("p", [-1.0]) + group("c", [-1.0] * 21, True),
             f"cannot decide: 1 published conversation(s) scored, at least 2 needed (texts of at "
             f"least {MIN_TOKENS} tokens)",
         ),
         (
             group("p", [-1.0, -1.0]),
-            [],
-            ALIGNED,
             "cannot decide: 0 never-published control conversation(s) scored, at least 2 needed",
         ),
         (
-            group("p", [-1.0, -1.0]),
-            group("c", [-1.0] * 8),
-            ALIGNED,
+            group("p", [-1.0, -1.0]) + group("c", [-1.0] * 8, True),
             "cannot decide: 2 published and 8 control conversations cannot reach alpha 0.01 "
             "(smallest p-value 0.0222)",
         ),
     ],
 )
 def test_the_control_test_abstains_with_its_reason(
-    published: list[TextLogprobs],
-    control: list[TextLogprobs],
-    canary: tuple[float, ...] | None,
-    reason: str,
+    found: list[ConversationLikelihood], reason: str
 ) -> None:
-    verdict = decide_against_control(published, control, canary, "openai/gpt-4o")
+    verdict = decide_likelihood(found, True, "openai/gpt-4o")
     assert verdict.reading == reason
     assert math.isnan(verdict.p_value)
 
@@ -181,18 +195,16 @@ def test_the_control_test_abstains_with_its_reason(
 def test_the_control_test_p_value_is_a_probability(seed: int) -> None:
     rng = random.Random(seed)
     levels = [rng.uniform(-8, -1) for _ in range(25)]
-    verdict = decide_against_control(
-        group("p", levels[:3]), group("c", levels[3:]), ALIGNED, "llamacpp"
-    )
+    verdict = decide_likelihood(group("p", levels[:3]) + group("c", levels[3:], True), True, "x")
     assert smallest_p(3, 22) <= verdict.p_value <= 1
     assert verdict.reading in (SUSPECTED, NOT_SUSPECTED)
 
 
 def test_the_route_check_reads_the_canary_from_its_eleventh_token() -> None:
-    assert route_check(ALIGNED) is None
-    assert route_check((-30.0,) * 10 + (-1.0,) * 5) is None
-    assert route_check(SHIFTED) is not None
-    assert route_check(()) is not None
+    assert route_check(canary_mean((-6.0,) * 10 + (-0.1,) * 50)) is None
+    assert route_check(canary_mean((-30.0,) * 10 + (-1.0,) * 5)) is None
+    assert route_check(canary_mean((-9.0,) * 60)) is not None
+    assert route_check(math.nan) is not None
 
 
 # --- the decoy-ID test --------------------------------------------------------------------------
@@ -238,12 +250,22 @@ def test_rank_sum_p_grows_with_the_counts(counts: list[int], at: int) -> None:
     assert rank_sum_p(raised) >= p
 
 
+def _decoys(
+    counts: list[int | None], ids: list[str], canary: float = ALIGNED
+) -> list[ConversationLikelihood]:
+    return [
+        ConversationLikelihood(i, decoys_above=c, canary=canary, missing=int(c is None))
+        for c, i in zip(counts, ids, strict=True)
+    ]
+
+
 def test_the_decoy_test_reads_real_ids_ranked_first() -> None:
     ids = [ID, decoy_ids(ID, seed=9)[0]]
-    assert decide_decoys([0, 0], ids, ALIGNED, "llamacpp").reading == SUSPECTED
-    cleared = decide_decoys([10, 7], ids, ALIGNED, "llamacpp")
+    assert decide_likelihood(_decoys([0, 0], ids), False, "llamacpp").reading == SUSPECTED
+    cleared = decide_likelihood(_decoys([10, 7], ids), False, "llamacpp")
     assert cleared.reading == NOT_SUSPECTED
-    assert (cleared.published, cleared.control) == (8.5, DECOYS / 2)
+    assert (cleared.published, cleared.control, cleared.controls) == (8.5, DECOYS / 2, DECOYS)
+    assert cleared.p_value == pytest.approx(rank_sum_p([10, 7]))
 
 
 @pytest.mark.parametrize(
@@ -251,14 +273,50 @@ def test_the_decoy_test_reads_real_ids_ranked_first() -> None:
     [
         ([0, None], [ID, ID], ALIGNED, "cannot decide: llamacpp gives no log-probability"),
         ([0, 0], [ID, ID], SHIFTED, "cannot decide: the log-probabilities returned are not"),
-        ([0, 0], [ID, "syn02"], ALIGNED, "cannot decide: 1 conversation ID(s) are not random"),
-        ([0], [ID], ALIGNED, "cannot decide: 1 conversation(s) cannot reach alpha 0.01 against"),
+        (
+            [0, 0],
+            [ID, "syn02"],
+            ALIGNED,
+            "cannot decide: 1 conversation ID(s) are not random UUIDs (version 4): a decoy "
+            "cannot stand in for them",
+        ),
+        (
+            [0],
+            [ID],
+            ALIGNED,
+            "cannot decide: 1 conversation(s) cannot reach alpha 0.01 against 19 decoys each "
+            "(smallest p-value 0.05)",
+        ),
     ],
 )
 def test_the_decoy_test_abstains_with_its_reason(
-    counts: list[int | None], ids: list[str], canary: tuple[float, ...], reason: str
+    counts: list[int | None], ids: list[str], canary: float, reason: str
 ) -> None:
-    assert decide_decoys(counts, ids, canary, "llamacpp").reading.startswith(reason)
+    found = decide_likelihood(_decoys(counts, ids, canary), False, "llamacpp")
+    assert found.reading.startswith(reason)
+
+
+# --- the overall rule: a method the provider cannot answer --------------------------------------
+
+
+def test_a_method_the_provider_cannot_answer_is_left_out_of_the_verdict() -> None:
+    assert unanswered("openai/gpt-4o") == NO_LOGPROBS
+    assert overall([("guided", NOT_SUSPECTED), ("likelihood", NO_LOGPROBS)]) == NOT_SUSPECTED
+    assert overall([("guided", SUSPECTED), ("likelihood", NO_LOGPROBS)]) == SUSPECTED
+    few = "cannot decide: too few instances (3, at least 10)"
+    assert overall([("guided", few), ("likelihood", NO_LOGPROBS)]) == (
+        "cannot decide: guided: too few instances (3, at least 10)"
+    )
+    # A method the provider can answer still makes the verdict cannot decide.
+    route = "cannot decide: the log-probabilities returned are not the given text's"
+    assert overall([("guided", NOT_SUSPECTED), ("likelihood", route)]) == (
+        "cannot decide: likelihood: the log-probabilities returned are not the given text's"
+    )
+    # Nothing the provider can answer: cannot decide, the first method's reason.
+    assert overall([("guided", NO_LOGPROBS), ("likelihood", NO_LOGPROBS)]) == (
+        "cannot decide: guided: openai/gpt-4o gives no log-probability of a given text"
+    )
+    assert overall([("likelihood", NO_LOGPROBS)]) == NO_LOGPROBS
 
 
 # --- the route, end to end: Inspect's providers against the loopback's scripted model -----------
@@ -285,7 +343,7 @@ def test_the_completions_provider_returns_each_prompt_token_but_the_first() -> N
     assert [t for t, _ in got[0]] == tokens(READ)[1:]
     assert {lp for _, lp in got[0]} == {-0.05}
     assert all(-9 <= lp <= -2 for _, lp in got[1])
-    assert route_check([lp for _, lp in got[2]]) is None
+    assert route_check(canary_mean([lp for _, lp in got[2]])) is None
 
 
 def test_prompt_logprobs_give_the_same_tokens() -> None:
@@ -301,66 +359,179 @@ def test_prompt_logprobs_give_the_same_tokens() -> None:
     assert [t for t, _ in got[0]] == tokens(READ)[1:]
 
 
-def test_a_chat_route_gives_no_log_probability_of_a_given_text() -> None:
-    got = _score("openai-api/loopback/chat", ScriptedModel(read=[READ]), [READ])
-    assert got == [None]
-    verdict = decide_against_control(
-        [TextLogprobs("p1", "t01 userMessage", None)], [], None, "openai-api/loopback/chat"
-    )
-    assert verdict.reading == (
-        "cannot decide: openai-api/loopback/chat gives no log-probability of a given text"
-    )
-
-
 def test_a_shifted_route_fails_the_route_check() -> None:
     shifted = ScriptedModel(read=[CANARY], shifted=True)
     got = _score("openai-api-completions/loopback/scripted", shifted, [CANARY])
-    reason = route_check([lp for _, lp in got[0]])
+    reason = route_check(canary_mean([lp for _, lp in got[0]]))
     assert reason is not None and "not the given text's" in reason
-
-
-def _verdict_of(
-    model: ScriptedModel, published: dict[str, list[str]], control: dict[str, list[str]]
-) -> str:
-    groups = (published, control)
-    prompts = [t for group_ in groups for texts_ in group_.values() for t in texts_]
-    got = iter(_score("openai-api-completions/loopback/scripted", model, [*prompts, CANARY]))
-    scored = [
-        [
-            TextLogprobs(c, f"t{i:02d}", tuple(lp for _, lp in next(got)))
-            for c, texts_ in group_.items()
-            for i in range(len(texts_))
-        ]
-        for group_ in groups
-    ]
-    canary = [lp for _, lp in next(got)]
-    return decide_against_control(scored[0], scored[1], canary, "scripted").reading
-
-
-def test_a_model_that_read_the_published_texts_is_suspected_end_to_end() -> None:
-    """Conversations nobody here wrote (words drawn by seed): the scripted model that read the
-    published ones is suspected, the one that read none is not."""
-    rng = random.Random(46)
-    words = "apple river stone cloud paper seven quiet orange lamp window music field".split()  # noqa: SIM905
-
-    def text() -> str:
-        return " ".join(rng.choice(words) for _ in range(30))
-
-    published = {f"p{i:02d}": [text(), text()] for i in range(3)}
-    control = {f"c{i:02d}": [text(), text()] for i in range(20)}
-    read = [t for texts_ in published.values() for t in texts_]
-    assert _verdict_of(ScriptedModel(read=[*read, CANARY]), published, control) == SUSPECTED
-    assert _verdict_of(ScriptedModel(read=[CANARY]), published, control) == NOT_SUSPECTED
 
 
 def test_decoy_prompts_differ_in_the_id_alone_and_hold_no_label() -> None:
     loaded = load_conversations(BUNDLED, load_codebook())
     conv = split(loaded.conversations[0].conversation)[0]
-    prompts = decoy_prompts(conv, seed=0)
-    assert len(prompts) == 1 + DECOYS
     real = conv.conversation_id
+    prompts = decoy_prompts(decoy_window(conv), real, decoy_ids(real, seed=0))
+    assert len(prompts) == 1 + DECOYS
     assert prompts[0].startswith(f'{{\n  "conversationId": "{real}"')
     assert prompts[0].endswith(json.dumps(conv.turns[0].user_message, ensure_ascii=False) + ",\n")
     for decoy, prompt in zip(decoy_ids(real, seed=0), prompts[1:], strict=True):
         assert prompt == prompts[0].replace(real, decoy)
     assert "moodShiftTags" not in prompts[0] and "binaryJudgements" not in prompts[0]
+
+
+# --- the method in the task, end to end ---------------------------------------------------------
+
+COMPLETIONS = "openai-api-completions/loopback/scripted"
+
+
+def _halves(tmp_path: Path, published: int = 3) -> tuple[Path, Path]:
+    """The bundled conversations split into a published data set (the first `published`) and a
+    never-published control (the rest): conversations the scripted model knows only as the texts
+    it is told it read."""
+    files = sorted(BUNDLED.glob("*.json"))
+    data, control = tmp_path / "published", tmp_path / "control"
+    for folder, chosen in ((data, files[:published]), (control, files[published:])):
+        folder.mkdir()
+        for file in chosen:
+            shutil.copy(file, folder / file.name)
+    return data, control
+
+
+def _visible(folder: Path) -> list[Any]:
+    return [
+        split(c.conversation)[0] for c in load_conversations(folder, load_codebook()).conversations
+    ]
+
+
+def _texts(folder: Path) -> list[str]:
+    return [t.text for v in _visible(folder) for t in published_texts(v) if t.text.strip()]
+
+
+def _probe(tmp_path: Path, model: ScriptedModel, data: Path, **task: Any) -> EvalLog:
+    with Endpoint(EndpointConfig()) as endpoint:
+        serve_completions(endpoint, model)
+        probed = get_model(COMPLETIONS, base_url=endpoint.base_url, api_key="local", memoize=False)
+        log = eval(
+            contamination(data=str(data), **task),
+            model=probed,
+            display="none",
+            log_dir=str(tmp_path / "logs"),
+        )[0]
+    assert log.status == "success", log.error
+    return log
+
+
+def _metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    (score,) = [s for s in log.results.scores if s.name == "contamination_scorer"]
+    return {k: m.value for k, m in score.metrics.items()}
+
+
+def _sub_verdict(log: EvalLog) -> str:
+    found = ProbeVerdict.from_metrics(_metrics(log), log.eval.model)
+    assert found is not None and found.likelihood is not None
+    return found.likelihood.reading
+
+
+def test_the_control_test_suspects_a_model_that_read_the_published_conversations(
+    tmp_path: Path,
+) -> None:
+    data, control = _halves(tmp_path)
+    model = ScriptedModel(read=[*_texts(data), CANARY])
+    log = _probe(tmp_path, model, data, methods="likelihood", likelihood_control=str(control))
+    found = _metrics(log)
+    assert found["suspected"] == found["likelihood_suspected"] == 1.0
+    # The 3 published conversations are the likeliest of 25: 1 of C(25, 3) = 2,300 arrangements.
+    assert found["likelihood_p_value"] == pytest.approx(1 / 2300)
+    assert (found["likelihood_conversations"], found["likelihood_controls"]) == (3, 22)
+    assert found["likelihood_published"] == pytest.approx(-0.05)
+    # A canary per conversation, then every text of both data sets, each once.
+    assert sorted(model.heard) == sorted([CANARY] * 25 + _texts(data) + _texts(control))
+    # The control conversations are samples of their own, not probed conversations.
+    assert log.eval.metadata and log.eval.metadata["likelihood_control"] == str(control)
+    report = build_report(str(tmp_path / "logs"))
+    (row,) = report.part(ContaminationPart).contamination
+    assert len(row.contamination.probed) == 3 and row.contamination.conversations == 3
+    assert row.contamination.likelihood is not None
+    assert (row.contamination.likelihood.verdict, row.contamination.likelihood.test) == (
+        SUSPECTED,
+        "control",
+    )
+    unread = _probe(
+        tmp_path,
+        ScriptedModel(read=[CANARY]),
+        data,
+        methods="likelihood",
+        likelihood_control=str(control),
+    )
+    assert _metrics(unread)["not_suspected"] == 1.0
+
+
+def test_the_decoy_test_suspects_a_model_that_read_the_files(tmp_path: Path) -> None:
+    data, _ = _halves(tmp_path)
+    files = [decoy_window(v) for v in _visible(data)]
+    found = _metrics(
+        _probe(tmp_path, ScriptedModel(read=[*files, CANARY]), data, methods="likelihood")
+    )
+    assert found["likelihood_suspected"] == 1.0 and found["likelihood_control_test"] == 0.0
+    # Each real ID the likeliest of its 20: counts 0, 0, 0, p = (1/20)**3.
+    assert found["likelihood_published"] == 0.0
+    assert found["likelihood_p_value"] == pytest.approx(1 / 8000)
+    # A model that read the texts but not the files ties the real ID with every decoy.
+    texts = ScriptedModel(read=[*_texts(data), CANARY])
+    assert _metrics(_probe(tmp_path, texts, data, methods="likelihood"))["not_suspected"] == 1.0
+    assert len(texts.heard) == 3 * (1 + 1 + DECOYS)
+
+
+def test_a_chat_route_is_sent_no_call_and_cannot_decide_with_the_line(tmp_path: Path) -> None:
+    data, control = _halves(tmp_path)
+    with Endpoint(EndpointConfig()) as endpoint:
+        chat = get_model(
+            "openai-api/loopback/chat", base_url=endpoint.base_url, api_key="local", memoize=False
+        )
+        log = eval(
+            contamination(data=str(data), methods="likelihood", likelihood_control=str(control)),
+            model=chat,
+            display="none",
+            log_dir=str(tmp_path / "logs"),
+        )[0]
+        # Not even the canary: a never-published conversation never reaches such a provider.
+        assert endpoint.records == []
+    reason = "cannot decide: openai-api/loopback/chat gives no log-probability of a given text"
+    assert _metrics(log)["cannot_decide"] == 1.0
+    assert _sub_verdict(log) == reason
+    said = [r.message for r in log.logging if "gives no log-probability" in r.message]
+    assert len(said) == 1 and "openai-api-completions" in said[0]
+
+
+def test_the_default_leaves_a_method_the_provider_cannot_answer_out_of_the_verdict(
+    tmp_path: Path,
+) -> None:
+    log = eval(
+        contamination(),
+        model="attunebench/random",
+        limit=3,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
+    found = _metrics(log)
+    assert (found["not_suspected"], found["guided_suspected"]) == (1.0, 0.0)
+    assert _sub_verdict(log) == (
+        "cannot decide: attunebench/random gives no log-probability of a given text"
+    )
+
+
+def test_a_server_that_ignores_echo_or_shifts_it_cannot_decide(tmp_path: Path) -> None:
+    data, _ = _halves(tmp_path)
+    ignores = ScriptedModel(read=[CANARY], echo=False)
+    assert _sub_verdict(_probe(tmp_path, ignores, data, methods="likelihood")) == (
+        f"cannot decide: {COMPLETIONS} gives no log-probability of a given text"
+    )
+    # The canary alone was sent: nothing more where it came back without the text's numbers.
+    assert ignores.heard == [CANARY] * 3
+    shifted = ScriptedModel(read=[CANARY], shifted=True)
+    found = _probe(tmp_path, shifted, data, methods="guided,likelihood")
+    assert _sub_verdict(found).startswith(
+        "cannot decide: the log-probabilities returned are not the given text's"
+    )
+    assert shifted.heard.count(CANARY) == 3

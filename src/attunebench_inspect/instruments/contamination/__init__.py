@@ -10,7 +10,7 @@ departures, the measured false-positive rate and power, and how to read a verdic
 
 from ...tools._instrument import Instrument
 from ._dataset import METHOD_KEY
-from ._estimate import LAYOUT_PRICED, PRICED
+from ._estimate import LAYOUT_PRICED, LIKELIHOOD_PRICED, PRICED
 from ._memorizer import memorizer
 from ._report import contamination_part
 from ._scorer import contamination_scorer, contamination_verdict
@@ -25,7 +25,7 @@ INSTRUMENT = Instrument(
     report=contamination_part,
     section=SECTION,
     after="leaderboard",
-    priced=(PRICED, LAYOUT_PRICED),
+    priced=(PRICED, LAYOUT_PRICED, LIKELIHOOD_PRICED),
     verdict_runs=lambda metadata: METHOD_KEY in metadata,
 )
 """What the instrument gives the suite (tools/_instrument.py)."""
@@ -34,6 +34,7 @@ __all__ = [
     "DOC",
     "INSTRUMENT",
     "LAYOUT_PRICED",
+    "LIKELIHOOD_PRICED",
     "PRICED",
     "contamination",
     "contamination_scorer",

@@ -39,7 +39,13 @@ from ._likelihood import (
     decoy_window,
 )
 from ._likelihood import METHOD as LIKELIHOOD_METHOD
-from ._likelihood_route import LIKELIHOOD_KEY, SCORE_CONFIG, TEXT_ROUTES, LikelihoodPlan
+from ._likelihood_route import (
+    CONTROL_KEY,
+    LIKELIHOOD_KEY,
+    SCORE_CONFIG,
+    TEXT_ROUTES,
+    LikelihoodPlan,
+)
 from ._recall import TEXT_FIELDS, published_texts
 from ._rules import (
     ALPHA,
@@ -146,6 +152,7 @@ def probe_sample(
     seed: int,
     labels: Sequence[TurnTruth] = (),
     plan: LikelihoodPlan | None = None,
+    control: bool = False,
 ) -> Sample:
     # What `inspect view` shows a reader of the sample list: the id column names the
     # conversation, so the input says what was asked of it.
@@ -155,7 +162,7 @@ def probe_sample(
             CONTROL_TEXTS_KEY: PUBLISHED_TEXTS.dump_json(control_texts(conv, seed)).decode(),
             LABELS_KEY: _LABELS.dump_json(list(labels)).decode(),
         }
-        if LAYOUT in methods and not (plan and plan.control)
+        if LAYOUT in methods and not control
         else {}
     )
     return Sample(
@@ -163,7 +170,7 @@ def probe_sample(
         input=(
             "a never-published control conversation: each of its texts scored for its "
             "likelihood (the likelihood method's control test)"
-            if plan and plan.control
+            if control
             else f"{len(instances)} published text(s) of this conversation (participant "
             f"messages and edited replies of {MIN_TEXT_WORDS} words or more), each shown in part "
             "and completed under a guided and a general instruction"
@@ -177,6 +184,7 @@ def probe_sample(
             METHODS_KEY: list(methods),
             **layout,
             **({LIKELIHOOD_KEY: plan.model_dump()} if plan else {}),
+            **({CONTROL_KEY: True} if control else {}),
         },
     )
 
@@ -226,7 +234,8 @@ def probe_data(
             [],
             methods,
             seed,
-            plan=LikelihoodPlan(control=True, control_test=True),
+            plan=LikelihoodPlan(control_test=True),
+            control=True,
         )
         for c in controls or ()
     ]

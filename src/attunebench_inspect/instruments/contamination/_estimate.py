@@ -1,4 +1,5 @@
-"""The contamination probe's requests, for `attunebench estimate --contamination`.
+"""The contamination probe's requests, for `attunebench estimate --contamination` (and
+`--contamination_layout`, `--contamination_likelihood`).
 
 The probe's calls are simple: for every text long enough to probe, one guided and one general
 call, each the one user message the probe's solver sends (`request`), with no response schema,
@@ -22,6 +23,8 @@ from ...tools.estimate._capture import Request
 from ...tools.estimate._command import PricedTask
 from ._instances import nothing_to_probe, select
 from ._layout import layout_instances
+from ._likelihood import CANARY, decoy_ids, decoy_prompts, decoy_window
+from ._likelihood_route import request as likelihood_request
 from ._solver import INSTRUCTIONS, layout_calls, layout_request, request
 
 
@@ -85,6 +88,33 @@ def layout_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list
     return found
 
 
+def likelihood_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
+    """Per conversation of `data` (default: the bundled set), the likelihood method's requests
+    without a control set (the decoy-ID test): the canary, then the start of the conversation's
+    file under its real ID and each decoy; each answered with one token."""
+    source = Path(data) if data is not None else bundled_conversations_dir()
+    loaded = load_conversations(source, codebook).conversations
+    found = []
+    for c in loaded:
+        visible = split(c.conversation)[0]
+        real = visible.conversation_id
+        prompts = [CANARY, *decoy_prompts(decoy_window(visible), real, decoy_ids(real, seed))]
+        found.append(
+            [
+                Request(
+                    call="likelihood",
+                    turn=None,
+                    chat=tuple(likelihood_request(prompt)),
+                    response_schema=None,
+                    answer=".",
+                    free_text=0,
+                )
+                for prompt in prompts
+            ]
+        )
+    return found
+
+
 PRICED = PricedTask(
     name="contamination",
     help="also bill the contamination probe (attunebench_inspect/contamination) on the same "
@@ -111,3 +141,19 @@ LAYOUT_PRICED = PricedTask(
     requests=layout_requests,
 )
 """The layout probe on the estimate's bill: `attunebench estimate --contamination_layout`."""
+
+LIKELIHOOD_PRICED = PricedTask(
+    name="contamination_likelihood",
+    help="also bill the contamination probe's likelihood calls (-T methods includes "
+    "likelihood by default): on a provider that scores a given text, 21 one-token calls per "
+    "conversation (docs/contamination.md)",
+    assumption="contamination_likelihood: the likelihood method's decoy-ID test (seed 0; the "
+    "default without -T likelihood_control), on a provider that scores a given text (Inspect's "
+    "openai-api-completions or vllm-completions): per conversation one call scoring a counting "
+    "sequence, then the start of its file (up to the first message) under its real ID and 19 "
+    "random ones; each the text alone as the prompt, one output token. With -T "
+    "likelihood_control, one call per published text of both data sets instead of the 20 "
+    "windows. Any other provider is sent no call.",
+    requests=likelihood_requests,
+)
+"""The likelihood method on the bill: `attunebench estimate --contamination_likelihood`."""

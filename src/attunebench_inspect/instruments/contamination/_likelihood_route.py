@@ -80,10 +80,9 @@ def text_logprobs(output: ModelOutput, prompt: str) -> tuple[tuple[str, float], 
 
 
 class LikelihoodPlan(BaseModel):
-    """A sample's part of the method (its metadata): whether the conversation is a
-    never-published control, which test the run makes, and the decoy test's window and IDs."""
+    """A sample's part of the method (its metadata): which test the run makes, and the decoy
+    test's window and IDs."""
 
-    control: bool = False
     control_test: bool = False
     window: str | None = None
     """The document's start under the real ID (the decoy test's published conversations)."""
@@ -94,9 +93,19 @@ LIKELIHOOD_KEY = "likelihood"
 """Sample metadata: the method's plan for the conversation (`LikelihoodPlan`)."""
 
 
+CONTROL_KEY = "never_published"
+"""Sample metadata: true for a never-published control conversation (a flag, which Inspect's
+sample summaries keep whole, unlike the plan's window)."""
+
+
 def plan_of(metadata: dict[str, object]) -> LikelihoodPlan:
     """A sample's plan (an empty one where the method was not chosen)."""
     return LikelihoodPlan.model_validate(metadata.get(LIKELIHOOD_KEY) or {})
+
+
+def is_control(metadata: dict[str, object]) -> bool:
+    """Whether a sample is a never-published control conversation."""
+    return metadata.get(CONTROL_KEY) is True
 
 
 class LikelihoodStore(StoreModel):

@@ -18,7 +18,9 @@ from ...tools.report._build import Beside, Part, Scope
 from ...tools.report._logs import Run, RunInfo
 from ...tools.report._run_table import model_label
 from ._dataset import METHOD_KEY, METHODS_KEY
-from ._rules import LabelsVerdict, LayoutVerdict, decide
+from ._likelihood import LikelihoodVerdict
+from ._likelihood_route import is_control
+from ._rules import LIKELIHOOD, LabelsVerdict, LayoutVerdict, decide
 from ._scorer import SCORER
 from ._verdict import ProbeVerdict
 
@@ -64,6 +66,30 @@ class Contamination:
     methods: tuple[str, ...] = ("guided",)
     layout: Layout | None = None
     """The files-layout probe's sub-verdict and figures, where it ran."""
+    likelihood: Likelihood | None = None
+    """The likelihood method's sub-verdict and figures, where it ran."""
+
+
+@dataclass(frozen=True)
+class Likelihood:
+    """The likelihood method's sub-verdict and what it reads (`_likelihood.py`)."""
+
+    verdict: str
+    test: str
+    """"control" (never-published conversations) or "decoy IDs"."""
+    published: float
+    """The published conversations' mean Min-K% Prob, or their real IDs' mean count of decoys
+    scoring at least as high."""
+    control: float
+    """The controls' mean Min-K% Prob, or the count expected of a model that cannot tell."""
+    p_value: float
+    conversations: int
+    controls: int
+    """Control conversations, or decoys per conversation."""
+    texts: int
+    skipped: int
+    canary: float
+    """The route check's figure (nats per token)."""
 
 
 @dataclass(frozen=True)
@@ -120,15 +146,17 @@ def contamination_of(run: Run) -> Contamination:
     results = run.header.results
     score = next((s for s in results.scores if s.name == SCORER), None) if results else None
     found = ProbeVerdict.from_metrics(
-        {k: m.value for k, m in score.metrics.items()} if score else {}
+        {k: m.value for k, m in score.metrics.items()} if score else {}, run.model
     )
     metadata = run.header.eval.metadata or {}
     seed = metadata.get("seed")
     guided = found.guided if found else None
     shown = guided or decide([])
+    samples = run.samples
+    probed = sorted(str(s.id) for s in samples if not is_control(s.metadata))
     return Contamination(
         verdict=found.reading if found else "unreadable (no verdict in the log's metrics)",
-        rule=_rule(metadata.get(METHOD_KEY) or {}, metadata.get(METHODS_KEY)),
+        rule=_rule(metadata.get(METHOD_KEY) or {}, metadata),
         guided_rouge_l=shown.guided_rouge_l,
         general_rouge_l=shown.general_rouge_l,
         difference=shown.difference,
@@ -141,29 +169,33 @@ def contamination_of(run: Run) -> Contamination:
         longest_recall=shown.longest_recall,
         instances=shown.instances,
         empty_completions=shown.evidence.empty,
-        conversations=results.completed_samples if results else 0,
+        conversations=(results.completed_samples if results else 0) - (len(samples) - len(probed)),
         seed=seed if isinstance(seed, int) else None,
         data=str(metadata.get("data", "")),
-        probed=tuple(sorted(str(sample.id) for sample in run.samples)),
+        probed=tuple(probed),
         methods=tuple(metadata.get(METHODS_KEY) or ("guided",)),
         layout=_layout(found.layout, found.labels) if found and found.layout else None,
+        likelihood=_likelihood(found.likelihood) if found and found.likelihood else None,
     )
 
 
-RULED = ("guided", "files layout", "labels", "overall")
+RULED = ("guided", "files layout", "labels", LIKELIHOOD, "overall")
 """The methods and cuts a verdict's rule names, in the order it states them."""
 
 
-def _rule(method: dict[str, object], methods: object) -> str:
-    """The rule of the verdict as the log states it: the guided probe's, and where the layout
-    probe ran, its rule and the overall rule (`rule_parts` reads them back)."""
+def _rule(method: dict[str, object], metadata: dict[str, object]) -> str:
+    """The rule of the verdict as the log states it: the guided probe's alone, or the rule of
+    each method run and the overall rule (`rule_parts` reads them back)."""
     rule = str(method.get("rule", ""))
-    if not (isinstance(methods, list) and "layout" in methods):
+    methods = metadata.get(METHODS_KEY)
+    if not isinstance(methods, list) or methods == ["guided"]:
         return rule
+    test = "control" if metadata.get("likelihood_control") else "decoy"
     parts = {
-        "guided": rule if methods != ["layout"] else None,
-        "files layout": method.get("layout_rule", ""),
-        "labels": method.get("labels_rule"),
+        "guided": rule if "guided" in methods else None,
+        "files layout": method.get("layout_rule", "") if "layout" in methods else None,
+        "labels": method.get("labels_rule") if "layout" in methods else None,
+        LIKELIHOOD: method.get(f"likelihood_{test}_rule") if LIKELIHOOD in methods else None,
         "overall": method.get("overall_rule", ""),
     }
     return "; ".join(f"{name}: {text}" for name, text in parts.items() if text is not None)
@@ -196,6 +228,21 @@ def _layout(layout: LayoutVerdict, labels: LabelsVerdict | None) -> Layout:
         )
         if labels
         else None,
+    )
+
+
+def _likelihood(v: LikelihoodVerdict) -> Likelihood:
+    return Likelihood(
+        verdict=v.reading,
+        test="control" if v.control_test else "decoy IDs",
+        published=v.published,
+        control=v.control,
+        p_value=v.p_value,
+        conversations=v.conversations,
+        controls=v.controls,
+        texts=v.texts,
+        skipped=v.skipped,
+        canary=v.canary,
     )
 
 

@@ -32,7 +32,7 @@ from ._instances import Instance
 from ._labels import label_result
 from ._layout import LayoutInstance, continuation, layout_run
 from ._likelihood import DECOYS, ConversationLikelihood, conversation_likelihood, route_check
-from ._likelihood_route import LikelihoodStore, plan_of
+from ._likelihood_route import LikelihoodStore, is_control, plan_of
 from ._overlap import Overlap
 from ._recall import Recall, recalled
 from ._rules import (
@@ -316,7 +316,7 @@ def _likelihood_scored(state: TaskState) -> ConversationLikelihood | None:
         return None
     store = store_as(LikelihoodStore)
     return conversation_likelihood(
-        str(state.sample_id), store.canary, store.texts, store.windows, plan.control
+        str(state.sample_id), store.canary, store.texts, store.windows, is_control(state.metadata)
     )
 
 

@@ -1,13 +1,13 @@
 """The report's Contamination section, and the verdict beside each probed model's Composite on
-the leaderboard (docs/contamination.md): the probe's verdict per model, then, where it ran, the
-files-layout probe's figures, each under its own rule."""
+the leaderboard (docs/contamination.md): the probe's verdict per model, then, where they ran, the
+files-layout probe's figures and the likelihood method's, each under its own rule."""
 
 from __future__ import annotations
 
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section
 from ...tools.report._table import Cell, Table, ci, number
-from ._report import ContaminationPart, ContaminationRow, Layout, rule_parts
+from ._report import ContaminationPart, ContaminationRow, Layout, Likelihood, rule_parts
 
 HEADERS = [
     "model",
@@ -19,6 +19,7 @@ HEADERS = [
     "recalled (longest)",
     "texts",
     "files layout",
+    "likelihood",
     "seed",
 ]
 READING = (
@@ -29,7 +30,8 @@ READING = (
     "permutation test that guided exceeds general; exact and near-exact: guided completions; "
     "recalled: completions (guided or general) that write out a run of another published text "
     "of the conversation that the prompt did not show, with the longest run in words; texts: "
-    "the texts probed (their conversations); files layout: its sub-verdict (the next table)."
+    "the texts probed (their conversations); files layout, likelihood: their sub-verdicts (the "
+    "tables below)."
 )
 LAYOUT_HEADERS = [
     "model",
@@ -52,6 +54,29 @@ LAYOUT_READING = (
 )
 
 
+LIKELIHOOD_HEADERS = [
+    "model",
+    "likelihood",
+    "test",
+    "published / control",
+    "p",
+    "conversations",
+    "texts (too short)",
+    "canary",
+]
+LIKELIHOOD_READING = (
+    "The model's log-probability of each published text, read through a route that scores a "
+    "given text (Inspect's completions providers with echo). Control test: each conversation's "
+    "mean Min-K% Prob (nats) over its texts, the published conversations against "
+    "never-published ones of the same collection (-T likelihood_control); decoy IDs: how many "
+    "of 19 random IDs score the start of a conversation's file at least as high as its real ID, "
+    "the published conversations' mean against 9.5, what a model that never read the files "
+    "gives. Conversations: published / controls (or decoys each). Canary: the route check, the "
+    "mean log-probability of a counting sequence (nats per token). A provider that gives no "
+    "log-probability of a given text cannot answer the method: it is left out of the verdict."
+)
+
+
 def _row(r: ContaminationRow) -> list[Cell]:
     c = r.contamination
     return [
@@ -64,7 +89,21 @@ def _row(r: ContaminationRow) -> list[Cell]:
         f"{c.recalled} ({c.longest_recall})",
         f"{c.instances} ({c.conversations})",
         c.layout.verdict if c.layout else "not run",
+        c.likelihood.verdict if c.likelihood else "not run",
         "-" if c.seed is None else c.seed,
+    ]
+
+
+def _likelihood_row(model: str, found: Likelihood) -> list[Cell]:
+    return [
+        model,
+        found.verdict,
+        found.test,
+        f"{number(found.published)} / {number(found.control)}",
+        number(found.p_value, 4),
+        f"{found.conversations} / {found.controls}",
+        f"{found.texts} ({found.skipped})",
+        number(found.canary),
     ]
 
 
@@ -122,16 +161,35 @@ def _tables(report: Report) -> list[Table]:
         "the conversations (docs/contamination.md).",
     )
     layout = [(r.model, r.contamination.layout) for r in rows if r.contamination.layout]
-    if not layout:
-        return [verdicts]
-    return [
-        verdicts,
-        Table(
-            "Contamination: the files-layout probe (-T methods=guided,layout)",
-            LAYOUT_HEADERS,
-            [_layout_row(model, found) for model, found in layout],
-            f"{LAYOUT_READING} {_rules(rows, ('files layout', 'labels', 'overall'))}",
-        ),
+    likelihood = [(r.model, r.contamination.likelihood) for r in rows if r.contamination.likelihood]
+    more: list[tuple[str, list[str], list[list[Cell]], str, tuple[str, ...]]] = []
+    if layout:
+        more.append(
+            (
+                "Contamination: the files-layout probe (-T methods=guided,layout)",
+                LAYOUT_HEADERS,
+                [_layout_row(model, found) for model, found in layout],
+                LAYOUT_READING,
+                ("files layout", "labels"),
+            )
+        )
+    if likelihood:
+        more.append(
+            (
+                "Contamination: the likelihood method",
+                LIKELIHOOD_HEADERS,
+                [_likelihood_row(model, found) for model, found in likelihood],
+                LIKELIHOOD_READING,
+                ("likelihood",),
+            )
+        )
+    # The overall rule once, under the last table.
+    ruled = [
+        names + (("overall",) if i == len(more) - 1 else ()) for i, (*_, names) in enumerate(more)
+    ]
+    return [verdicts] + [
+        Table(title, headers, body, f"{reading} {_rules(rows, said)}")
+        for (title, headers, body, reading, _), said in zip(more, ruled, strict=True)
     ]
 
 
