@@ -449,7 +449,7 @@ def test_the_control_test_suspects_a_model_that_read_the_published_conversations
     assert sorted(model.heard) == sorted([CANARY] * 25 + _texts(data) + _texts(control))
     # The control conversations are samples of their own, not probed conversations.
     assert log.eval.metadata and log.eval.metadata["likelihood_control"] == str(control)
-    report = build_report(str(tmp_path / "logs"))
+    report = build_report([tmp_path / "logs"], resamples=50)
     (row,) = report.part(ContaminationPart).contamination
     assert len(row.contamination.probed) == 3 and row.contamination.conversations == 3
     assert row.contamination.likelihood is not None
@@ -483,7 +483,9 @@ def test_the_decoy_test_suspects_a_model_that_read_the_files(tmp_path: Path) -> 
     assert len(texts.heard) == 3 * (1 + 1 + DECOYS)
 
 
-def test_a_chat_route_is_sent_no_call_and_cannot_decide_with_the_line(tmp_path: Path) -> None:
+def test_a_chat_route_is_sent_no_call_and_cannot_decide_with_the_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     data, control = _halves(tmp_path)
     with Endpoint(EndpointConfig()) as endpoint:
         chat = get_model(
@@ -500,7 +502,7 @@ def test_a_chat_route_is_sent_no_call_and_cannot_decide_with_the_line(tmp_path: 
     reason = "cannot decide: openai-api/loopback/chat gives no log-probability of a given text"
     assert _metrics(log)["cannot_decide"] == 1.0
     assert _sub_verdict(log) == reason
-    said = [r.message for r in log.logging if "gives no log-probability" in r.message]
+    said = [r.getMessage() for r in caplog.records if "gives no log-probability" in r.getMessage()]
     assert len(said) == 1 and "openai-api-completions" in said[0]
 
 
