@@ -13,9 +13,9 @@ Stages:
            per model under --out/likelihood/ (skipped where already there)
   results  the rule on the records: each model on each half against the control (the
            conversations outside both halves, which no model was trained on), the false-positive
-           rate over --splits random draws of 2 conversations among those a model was not
-           trained on, the decoy test per half; the table goes into RESULTS.md beside this file,
-           between its markers (kept when finetune.py rewrites the page)
+           rate over every split of the conversations a model was not trained on into 2
+           "published" and the rest, the decoy test per half; the table goes into RESULTS.md
+           beside this file, between its markers (kept when finetune.py rewrites the page)
 
 SmolLM2's tokenizer adds no BOS token, and llama-cpp-python's echo then pairs each token with the
 next position's distribution (measured: RESULTS.md); each prompt is therefore sent after the BOS
@@ -31,7 +31,6 @@ import asyncio
 import itertools
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -51,7 +50,7 @@ STAGES = ("route", "score", "results")
 BEGIN = "<!-- likelihood: written by bench/contamination/likelihood.py --stages results -->"
 END = "<!-- /likelihood -->"
 SPLIT_PUBLISHED = 2
-"""Conversations drawn as "published" in each false-positive draw: a half's size."""
+"""Conversations taken as "published" in each false-positive split: a half's size."""
 
 
 def say(message: str) -> None:
@@ -129,7 +128,7 @@ async def score_all(
 
 
 def score_stage(args: argparse.Namespace) -> None:
-    from attunebench_inspect.instruments.contamination._likelihood import CANARY, decoy_prompts
+    from attunebench_inspect.instruments.contamination._likelihood import CANARY
     from attunebench_inspect.instruments.contamination._recall import published_texts
 
     convs = conversations(args.data)
@@ -144,7 +143,7 @@ def score_stage(args: argparse.Namespace) -> None:
             continue
         gguf = model_dir(args.out, model) / f"smollm2-135m-{model}.gguf"
         texts = [(c, t.key, t.text) for c, v in convs.items() for t in published_texts(v)]
-        windows = [p for c in probed for p in decoy_prompts(convs[c], args.seed, args.decoys)]
+        windows = [p for c in probed for p in _windows(convs[c], args.seed, args.decoys)]
         start = time.perf_counter()
         server = serve(args, gguf, folder / f"{model}-server.log")
         try:
@@ -337,18 +336,25 @@ def route_stage(args: argparse.Namespace) -> None:
 # --- the results stage --------------------------------------------------------------------------
 
 
-def _texts(record: dict[str, Any], ids: Sequence[str]) -> list[Any]:
-    from attunebench_inspect.instruments.contamination._likelihood import TextLogprobs
+def _conversations(record: dict[str, Any], ids: Sequence[str], control: bool = False) -> list[Any]:
+    """The conversations' figures for the control test (`conversation_likelihood`)."""
+    from attunebench_inspect.instruments.contamination._likelihood import (
+        conversation_likelihood,
+    )
 
-    wanted = set(ids)
+    canary = _canary(record)
     return [
-        TextLogprobs(
-            t["conversation"],
-            t["key"],
-            None if t["logprobs"] is None else tuple(lp for _, lp in t["logprobs"]),
+        conversation_likelihood(
+            c,
+            canary,
+            [
+                None if t["logprobs"] is None else [lp for _, lp in t["logprobs"]]
+                for t in record["texts"]
+                if t["conversation"] == c
+            ],
+            control=control,
         )
-        for t in record["texts"]
-        if t["conversation"] in wanted
+        for c in ids
     ]
 
 
@@ -356,21 +362,37 @@ def _canary(record: dict[str, Any]) -> list[float] | None:
     return None if record["canary"] is None else [lp for _, lp in record["canary"]]
 
 
-def _decoy_counts(record: dict[str, Any], ids: Sequence[str]) -> list[int | None]:
+def _decoy_test(record: dict[str, Any], ids: Sequence[str]) -> Any:
+    """The decoy-ID test's sub-verdict over the conversations' windows."""
     from attunebench_inspect.instruments.contamination._likelihood import (
-        decoy_count,
-        shared_suffix,
+        conversation_likelihood,
+        decide_likelihood,
     )
 
-    counts: list[int | None] = []
-    for c in ids:
-        scored = record["decoys"][c]["scored"]
-        if any(s is None for s in scored):
-            counts.append(None)
-            continue
-        sums = shared_suffix([[(t, lp) for t, lp in s] for s in scored])
-        counts.append(decoy_count(sums[0], sums[1:]))
-    return counts
+    found = [
+        conversation_likelihood(
+            c,
+            _canary(record),
+            windows=[
+                None if s is None else [(t, lp) for t, lp in s]
+                for s in record["decoys"][c]["scored"]
+            ],
+        )
+        for c in ids
+    ]
+    return found, decide_likelihood(found, False, PROVIDER)
+
+
+def _windows(conv: Any, seed: int, decoys: int) -> list[str]:
+    """The decoy test's prompts of a conversation: its window under its real ID, then decoys."""
+    from attunebench_inspect.instruments.contamination._likelihood import (
+        decoy_ids,
+        decoy_prompts,
+        decoy_window,
+    )
+
+    real = conv.conversation_id
+    return decoy_prompts(decoy_window(conv), real, decoy_ids(real, seed, decoys))
 
 
 def trim_to_prompts(args: argparse.Namespace, record: dict[str, Any]) -> int:
@@ -381,7 +403,7 @@ def trim_to_prompts(args: argparse.Namespace, record: dict[str, Any]) -> int:
     many lists were cut."""
     from transformers import AutoTokenizer
 
-    from attunebench_inspect.instruments.contamination._likelihood import CANARY, decoy_prompts
+    from attunebench_inspect.instruments.contamination._likelihood import CANARY
     from attunebench_inspect.instruments.contamination._recall import published_texts
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir(args.out, UNTUNED) / "hf")
@@ -409,25 +431,42 @@ def trim_to_prompts(args: argparse.Namespace, record: dict[str, Any]) -> int:
         text["logprobs"], n = cut(texts[key], text["logprobs"], f"{record['model']}: {key}")
         cuts += n
     for c, decoy in record["decoys"].items():
-        prompts = decoy_prompts(convs[c], record["seed"], len(decoy["scored"]) - 1)
+        prompts = _windows(convs[c], record["seed"], len(decoy["scored"]) - 1)
         for i, prompt in enumerate(prompts):
             decoy["scored"][i], n = cut(prompt, decoy["scored"][i], f"{record['model']}: {c}")
             cuts += n
     return cuts
 
 
+PROVIDER = "llama-cpp-python"
+"""The route's name in an abstention."""
+
+
+def every_split(found: Sequence[Any]) -> tuple[int, int]:
+    """The control test on every split of `found` (conversations a model never read) into
+    SPLIT_PUBLISHED "published" and the rest as control: (suspected, splits)."""
+    from dataclasses import replace
+
+    from attunebench_inspect.instruments.contamination._likelihood import decide_likelihood
+    from attunebench_inspect.instruments.contamination._rules import SUSPECTED
+
+    suspected = splits = 0
+    for drawn in itertools.combinations(range(len(found)), SPLIT_PUBLISHED):
+        arranged = [replace(c, control=i not in drawn) for i, c in enumerate(found)]
+        suspected += decide_likelihood(arranged, True, PROVIDER).reading == SUSPECTED
+        splits += 1
+    return suspected, splits
+
+
 def results_stage(args: argparse.Namespace) -> None:
     from attunebench_inspect.instruments.contamination._likelihood import (
-        CANARY_SKIP,
         CONTROL_RULE,
         DECOY_RULE,
-        conversation_scores,
-        decide_against_control,
-        decide_decoys,
-        published_above_control,
+        canary_mean,
+        decide_likelihood,
         route_check,
     )
-    from attunebench_inspect.instruments.contamination._verdict import ALPHA, SUSPECTED
+    from attunebench_inspect.instruments.contamination._rules import ALPHA
 
     split_record = json.loads((args.out / "split.json").read_text(encoding="utf-8"))
     halves = {h: split_record["trained" if h == "trained" else "held_out"] for h in HALVES}
@@ -449,7 +488,7 @@ def results_stage(args: argparse.Namespace) -> None:
         "`score` stage (`likelihood/*.json`): every published text of the 25 bundled conversations "
         "scored alone through Inspect's `openai-api-completions` provider against "
         "llama-cpp-python's server, by the rule of docs/contamination.md (\"The likelihood "
-        'method: design"), fixed before these records were read.',
+        'method"), fixed before these records were read.',
         "",
         f"- Control: the {len(control)} conversations outside both halves (no model was trained "
         "on them).",
@@ -466,62 +505,46 @@ def results_stage(args: argparse.Namespace) -> None:
     ]
     rates = []
     for model, record in records.items():
-        canary = _canary(record)
+        controls = _conversations(record, control, control=True)
         for half in HALVES:
             ids = halves[half]
-            verdict = decide_against_control(
-                _texts(record, ids), _texts(record, control), canary, "llama-cpp-python"
-            )
-            counts = _decoy_counts(record, ids)
-            decoy = decide_decoys(counts, ids, canary, "llama-cpp-python")
+            verdict = decide_likelihood(_conversations(record, ids) + controls, True, PROVIDER)
+            windows, decoy = _decoy_test(record, ids)
+            counts = ", ".join(str(w.decoys_above) for w in windows)
             lines.append(
                 f"| {model} | {half.replace('_', ' ')} | **{verdict.reading}** | "
                 f"{verdict.published:.3f} / {verdict.control:.3f} | {verdict.p_value:.3g} | "
-                f"{decoy.reading} | {', '.join(str(c) for c in counts)} | {decoy.p_value:.3g} |"
+                f"{decoy.reading} | {counts} | {decoy.p_value:.3g} |"
             )
-        # The false-positive rate: draws among the conversations this model never saw.
+        # The false-positive rate: every split of the conversations this model never read.
         unseen = [c for c in every if model == UNTUNED or c not in halves["trained"]]
-        rng = random.Random(f"likelihood-splits/{args.seed}/{model}")
-        suspected = 0
-        scores = conversation_scores(_texts(record, unseen))
-        for _ in range(args.splits):
-            drawn = rng.sample(unseen, SPLIT_PUBLISHED)
-            rest = [c for c in unseen if c not in drawn]
-            v = decide_against_control(
-                _texts(record, drawn), _texts(record, rest), canary, "llama-cpp-python"
-            )
-            suspected += v.reading == SUSPECTED
-        # Every split, for comparison: the permutation test rejects a fixed share of them,
-        # whatever the scores (its construction), so this is the rate the draws estimate.
-        ranked = [
-            published_above_control(
-                [scores[a], scores[b]], [v for c, v in scores.items() if c not in (a, b)]
-            )
-            < ALPHA
-            for a, b in itertools.combinations(sorted(scores), SPLIT_PUBLISHED)
-        ]
-        read = (canary or [])[CANARY_SKIP:]
-        shifted = [lp for _, lp in record["canary_without_prefix"] or []][CANARY_SKIP:]
+        found = _conversations(record, unseen)
+        suspected, splits = every_split(found)
+        scores = [c.score for c in found]
+        shifted = [lp for _, lp in record["canary_without_prefix"] or []]
+        canary = canary_mean(_canary(record))
         rates.append(
-            f"| {model} | {len(unseen)} | {args.splits} | {suspected} | "
-            f"{sum(ranked)} of {len(ranked)} | "
-            f"{min(scores.values()):.3f} to {max(scores.values()):.3f} | "
-            f"{route_check(canary or []) or 'passed'} ({_mean(read):.3f}) | "
-            f"{_mean(shifted):.2f}: {'fails' if route_check(shifted) else 'passes'} | "
+            f"| {model} | {len(unseen)} | {suspected} of {splits} ({suspected / splits:.2%}) | "
+            f"{min(scores):.3f} to {max(scores):.3f} | "
+            f"{route_check(canary) or 'passed'} ({canary:.3f}) | "
+            f"{canary_mean(shifted):.2f}: "
+            f"{'fails' if route_check(canary_mean(shifted)) else 'passes'} | "
             f"{record['text_seconds'] / 60:.1f} min ({len(record['texts'])} texts) | "
             f"{record['decoy_seconds'] / 60:.1f} min |"
         )
     lines += [
         "",
-        f"False positives: {args.splits} random draws of {SPLIT_PUBLISHED} conversations as "
-        '"published" among those the model was never trained on, against the rest of them '
-        f"(seed {args.seed}); the scores do not depend on the draw, so each model was scored "
-        "once. Times: 1 server thread, 2 shared cores.",
+        f"False positives: the control test on every split of the conversations a model was "
+        f'never trained on into {SPLIT_PUBLISHED} "published" and the rest as control, at '
+        f"alpha {ALPHA}. Over every split the permutation test rejects at most alpha of them by "
+        "construction (its p-value is the split's rank among all splits); what the held-out "
+        "rows above measure is whether conversations a model never read stand with the control. "
+        "Times: 1 server thread, 2 shared cores.",
         "",
-        "| model | unseen conversations | draws | suspected | every split: suspected | "
-        "conversation scores (Min-K%) | route check (canary mean) | canary without the prefix "
-        "(shifted) | texts scored in | decoy windows scored in |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| model | unseen conversations | every split: suspected | conversation scores (Min-K%) "
+        "| route check (canary mean) | canary without the prefix (shifted) | texts scored in | "
+        "decoy windows scored in |",
+        "|---|---|---|---|---|---|---|---|",
         *rates,
         "",
         END,
@@ -594,8 +617,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--data", type=Path, default=None, help="default: the bundled conversations")
     p.add_argument("--stages", default=",".join(STAGES))
     p.add_argument("--models", default=",".join(MODELS))
-    p.add_argument("--seed", type=int, default=0, help="the decoy IDs and the draws")
-    p.add_argument("--splits", type=int, default=50, help="false-positive draws per model")
+    p.add_argument("--seed", type=int, default=0, help="the decoy IDs")
     p.add_argument(
         "--server-python",
         type=Path,
