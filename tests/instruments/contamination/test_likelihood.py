@@ -26,7 +26,9 @@ from loopback.completions import ScriptedModel, serve_completions, tokens
 from loopback.endpoint import Endpoint, EndpointConfig
 
 from attunebench_inspect import build_report, contamination
+from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import load_codebook, load_conversations, split
+from attunebench_inspect.instruments.contamination._estimate import likelihood_requests
 from attunebench_inspect.instruments.contamination._likelihood import (
     CANARY,
     CANARY_FLOOR,
@@ -537,3 +539,26 @@ def test_a_server_that_ignores_echo_or_shifts_it_cannot_decide(tmp_path: Path) -
         "cannot decide: the log-probabilities returned are not the given text's"
     )
     assert shifted.heard.count(CANARY) == 3
+
+
+def test_the_estimate_prices_the_calls_the_method_sends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--contamination_likelihood` bills the decoy-ID test's calls (the default without a
+    control set): the canary and 20 windows per conversation, the prompts the scripted model
+    heard, prompt tokens only."""
+    data, _ = _halves(tmp_path)
+    heard = ScriptedModel(read=[CANARY])
+    _probe(tmp_path, heard, data, methods="likelihood")
+    requests = [r for c in likelihood_requests(str(data), load_codebook()) for r in c]
+    assert sorted(m for r in requests for _, m in r.messages) == sorted(heard.heard)
+    capsys.readouterr()
+    argv = ["estimate", "--data", str(data), "--model", COMPLETIONS, "--tokenizer", "chars"]
+    prices = ["--price-in", "2", "--price-out", "8", "--format", "json"]
+    assert main([*argv, *prices, "--contamination_likelihood"]) == 0
+    runs = {r["mode"]: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    billed = runs["contamination_likelihood"]
+    assert billed["calls"] == len(heard.heard) == 3 * (1 + 1 + DECOYS)
+    assert billed["output_tokens"] <= billed["calls"]
+    # The chars tokenizer counts about 4 characters a token.
+    assert billed["input_tokens"] == pytest.approx(sum(len(p) for p in heard.heard) / 4, rel=0.1)

@@ -15,7 +15,6 @@ from inspect_ai.model import get_model
 
 from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.instruments.contamination._completions import score_instance
-from attunebench_inspect.instruments.contamination._dataset import TEXTS_KEY, texts_of
 from attunebench_inspect.instruments.contamination._instances import Instance
 from attunebench_inspect.instruments.contamination._overlap import shown_words, words
 from attunebench_inspect.instruments.contamination._prompts import general, guided
@@ -35,6 +34,7 @@ from attunebench_inspect.instruments.contamination._rules import (
     decide,
 )
 from attunebench_inspect.instruments.contamination._scorer import RESULTS_KEY
+from attunebench_inspect.instruments.contamination._solver import TEXTS_KEY, texts_of
 from tests.conftest import BUNDLED
 
 from .test_contamination import _metrics, _run, written_data  # noqa: F401 (a fixture)
