@@ -43,6 +43,7 @@ from attunebench_inspect.instruments.contamination._overlap import (
     words,
 )
 from attunebench_inspect.instruments.contamination._prompts import DATASET, shown_segment
+from attunebench_inspect.instruments.contamination._report import rule_parts
 from attunebench_inspect.instruments.contamination._rules import (
     RULE,
     InstanceResult,
@@ -321,7 +322,7 @@ def test_parameters_are_checked() -> None:
         contamination(sed=1)
     assert str(error.value) == (
         "unknown task parameter(s): sed; the parameters are data, codebook, seed, skip_invalid, "
-        "methods"
+        "methods, likelihood_control"
     )
     with pytest.raises(InputError, match="task parameter seed must be an integer; got 'x'"):
         contamination(seed="x")
@@ -506,7 +507,10 @@ def test_done_when_the_bundled_set_flags_the_memorizer_and_spares_random(
     assert negative["verdict"] == "not suspected" and negative["p_value"] >= 0.01
     assert positive["instances"] == negative["instances"] == 256
     assert positive["conversations"] == 25 and positive["seed"] == 0
-    assert positive["rule"] == negative["rule"] == RULE
+    # The default runs the likelihood method too: the rule names each method's, and the overall.
+    assert positive["rule"] == negative["rule"]
+    assert rule_parts(positive["rule"])["guided"] == RULE
+    assert set(rule_parts(positive["rule"])) == {"guided", "likelihood", "overall"}
 
 
 def test_seeded_verdicts_are_reproducible(tmp_path: Path, small_dataset: Any) -> None:
@@ -614,27 +618,55 @@ _RULE_TEXT = st.text(st.characters(categories=("L", "N", "Zs"), include_characte
     guided=_RULE_TEXT,
     layout=_RULE_TEXT,
     labels=st.none() | _RULE_TEXT,
+    likelihood=_RULE_TEXT,
     overall=_RULE_TEXT,
-    methods=st.sampled_from([None, ["guided"], ["guided", "layout"], ["layout"]]),
+    methods=st.sampled_from(
+        [
+            None,
+            ["guided"],
+            ["guided", "layout"],
+            ["layout"],
+            ["guided", "likelihood"],
+            ["likelihood"],
+            ["guided", "layout", "likelihood"],
+        ]
+    ),
+    control=st.booleans(),
 )
 def test_a_verdicts_rule_reads_back_by_method_as_the_log_states_it(
-    guided: str, layout: str, labels: str | None, overall: str, methods: list[str] | None
+    guided: str,
+    layout: str,
+    labels: str | None,
+    likelihood: str,
+    overall: str,
+    methods: list[str] | None,
+    control: bool,
 ) -> None:
     """The report states each method's rule once under its own table (`rule_parts`), from the
-    rule the JSON report keeps as the logs state it, joined as before (byte for byte)."""
+    rule the JSON report keeps as the logs state it, joined as before (byte for byte); the
+    likelihood method's is its control test's or its decoy test's, as the run made."""
     from attunebench_inspect.instruments.contamination._report import _rule, rule_parts
 
-    method: dict[str, object] = {"rule": guided, "layout_rule": layout, "overall_rule": overall}
+    test = "control" if control else "decoy"
+    method: dict[str, object] = {
+        "rule": guided,
+        "layout_rule": layout,
+        "overall_rule": overall,
+        f"likelihood_{test}_rule": likelihood,
+    }
     if labels is not None:
         method["labels_rule"] = labels
-    rule = _rule(method, methods)
-    if methods is None or "layout" not in methods:
+    metadata: dict[str, object] = {"likelihood_control": "c/" if control else None}
+    rule = _rule(method, {**metadata, **({"methods": methods} if methods else {})})
+    if methods is None or methods == ["guided"]:
         assert rule == guided
         assert rule_parts(rule) == ({"guided": guided} if guided else {})
         return
-    cut = f"labels: {labels}; " if labels is not None else ""
-    joined = f"files layout: {layout}; {cut}overall: {overall}"
-    assert rule == (joined if methods == ["layout"] else f"guided: {guided}; {joined}")
-    parts = {"files layout": layout, **({"labels": labels} if labels is not None else {})}
-    expected = {**({} if methods == ["layout"] else {"guided": guided}), **parts}
-    assert rule_parts(rule) == {**expected, "overall": overall}
+    parts: dict[str, str] = {"guided": guided} if "guided" in methods else {}
+    if "layout" in methods:
+        parts["files layout"] = layout
+        parts |= {"labels": labels} if labels is not None else {}
+    if "likelihood" in methods:
+        parts["likelihood"] = likelihood
+    assert rule == "; ".join(f"{k}: {v}" for k, v in {**parts, "overall": overall}.items())
+    assert rule_parts(rule) == {**parts, "overall": overall}

@@ -135,7 +135,8 @@ def test_methods_are_checked_in_one_line() -> None:
     with pytest.raises(InputError) as error:
         contamination(methods="guided,minkpp")
     assert str(error.value) == (
-        "task parameter methods: unknown minkpp; expected some of guided, layout, comma-separated"
+        "task parameter methods: unknown minkpp; expected some of guided, layout, likelihood, "
+        "comma-separated"
     )
 
 

@@ -306,8 +306,10 @@ def test_a_method_the_provider_cannot_answer_is_left_out_of_the_verdict() -> Non
     assert overall([("guided", NOT_SUSPECTED), ("likelihood", NO_LOGPROBS)]) == NOT_SUSPECTED
     assert overall([("guided", SUSPECTED), ("likelihood", NO_LOGPROBS)]) == SUSPECTED
     few = "cannot decide: too few instances (3, at least 10)"
-    assert overall([("guided", few), ("likelihood", NO_LOGPROBS)]) == (
-        "cannot decide: guided: too few instances (3, at least 10)"
+    # As if it had not run: the guided probe's own reading.
+    assert overall([("guided", few), ("likelihood", NO_LOGPROBS)]) == few
+    assert overall([("guided", NOT_SUSPECTED), ("layout", few), ("likelihood", NO_LOGPROBS)]) == (
+        "cannot decide: layout: too few instances (3, at least 10)"
     )
     # A method the provider can answer still makes the verdict cannot decide.
     route = "cannot decide: the log-probabilities returned are not the given text's"

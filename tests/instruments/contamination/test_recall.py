@@ -187,7 +187,8 @@ def test_a_model_that_writes_out_other_texts_is_flagged_by_heuristic_3_only(
     hits = [r for r in records if r["guided_recall"] >= RECALL_RUN_WORDS]
     assert hits and all(r["guided_recall_text"].endswith("llmResponse") for r in hits)
     explanation = "\n".join(str(s.scores["contamination_scorer"].explanation) for s in log.samples)
-    lines = explanation.splitlines()
+    # One line per instance, and the likelihood method's line (run by default) per sample.
+    lines = [x for x in explanation.splitlines() if not x.startswith("- likelihood")]
     assert len(lines) == len(records) and all("longest run of another text: " in x for x in lines)
     first = next(r for r in records if r["guided_recall"] >= RECALL_RUN_WORDS)
     assert f'guided {first["guided_recall"]} ({first["guided_recall_text"]}: "' in explanation

@@ -126,7 +126,8 @@ OVERALL_RULE = (
     "suspected if any method's sub-verdict is suspected; else cannot decide if any method the "
     "provider can answer cannot decide (its reason); else not suspected. A method the provider "
     f"cannot answer (the likelihood method, where the provider {NO_TEXT_LOGPROBS}) is left out, "
-    "its sub-verdict saying why; where it cannot answer any method run, cannot decide"
+    "its sub-verdict saying why: the verdict reads as if it had not run; where it cannot answer "
+    "any method run, cannot decide"
 )
 """How the verdict reads the sub-verdicts of the methods run (one method alone: its own)."""
 
@@ -141,12 +142,15 @@ def overall(readings: Sequence[tuple[str, str]]) -> str:
     own verdict where it alone ran. A method the provider cannot answer says nothing of the
     model: with the likelihood method run by default, it would otherwise make every chat model's
     verdict cannot decide."""
+    answered = [(m, r) for m, r in readings if not r.endswith(NO_TEXT_LOGPROBS)]
+    if answered and len(answered) < len(readings):
+        # Left out: the verdict reads as if the method had not run.
+        return overall(answered)
     if len(readings) == 1:
         return readings[0][1]
     if any(r == SUSPECTED for _, r in readings):
         return SUSPECTED
-    answered = [(m, r) for m, r in readings if not r.endswith(NO_TEXT_LOGPROBS)]
-    for method, reading in answered or readings:
+    for method, reading in readings:
         if reading != NOT_SUSPECTED:
             return cannot_decide(f"{method}: {reading.removeprefix('cannot decide: ')}")
     return NOT_SUSPECTED
