@@ -13,6 +13,7 @@ import json
 import math
 import random
 import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from loopback.endpoint import Endpoint, EndpointConfig
 from attunebench_inspect import build_report, contamination
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import load_codebook, load_conversations, split
+from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.instruments.contamination._estimate import likelihood_requests
 from attunebench_inspect.instruments.contamination._likelihood import (
     CANARY,
@@ -485,6 +487,90 @@ def test_the_decoy_test_suspects_a_model_that_read_the_files(tmp_path: Path) -> 
     texts = ScriptedModel(read=[*_texts(data), CANARY])
     assert _metrics(_probe(tmp_path, texts, data, methods="likelihood"))["not_suspected"] == 1.0
     assert len(texts.heard) == 3 * (1 + 1 + DECOYS)
+
+
+def _generated(folder: Path, count: int, seed: int) -> Path:
+    """`count` conversations nobody here wrote: the bundled files' layout and labels (their first
+    two turns), each text
+    replaced by as many words made of random syllables (seeded), each ID a fresh random UUID."""
+    rng = random.Random(f"generated/{seed}")
+    files = sorted(BUNDLED.glob("*.json"))
+
+    def words(text: str) -> str:
+        return " ".join(
+            "".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3))
+            for _ in text.split()
+        )
+
+    folder.mkdir()
+    for i in range(count):
+        raw = json.loads(files[i % len(files)].read_text(encoding="utf-8"))
+        raw["conversationId"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        # Two turns: texts enough to score, few calls.
+        raw["turns"] = raw["turns"][:2]
+        raw["metadata"]["text"] = words(raw["metadata"]["text"])
+        for turn in raw["turns"]:
+            turn["userMessage"], turn["llmResponse"] = (
+                words(turn["userMessage"]),
+                words(turn["llmResponse"]),
+            )
+            alternates = turn["annotations"]["alternateResponses"]
+            for field in ("llmImproved", "humanEdited"):
+                alternates[field] = words(alternates[field])
+        (folder / f"g{i:02d}.json").write_text(json.dumps(raw), encoding="utf-8")
+    return folder
+
+
+def test_conversations_nobody_here_wrote_are_suspected_where_read_and_only_there(
+    tmp_path: Path,
+) -> None:
+    """Checked from outside: generated conversations, 2 published and 13 never published (the
+    least that reaches alpha: 1 of C(15, 2) = 105); a model that read the published ones is
+    suspected by the control test, one that read nothing is not; a model that
+    read the published files is suspected by the decoy test, one that read the texts alone is
+    not."""
+    data = _generated(tmp_path / "published", 2, seed=1)
+    control = _generated(tmp_path / "control", 13, seed=2)
+    task = {"methods": "likelihood", "likelihood_control": str(control)}
+    verdicts = {
+        name: _sub_verdict(_probe(tmp_path, ScriptedModel(read=[*read, CANARY]), data, **task))
+        for name, read in (("published", _texts(data)), ("nothing", []))
+    }
+    assert verdicts == {"published": SUSPECTED, "nothing": NOT_SUSPECTED}
+    files = ScriptedModel(read=[*(decoy_window(v) for v in _visible(data)), CANARY])
+    decoys = _metrics(_probe(tmp_path, files, data, methods="likelihood"))
+    # Both real IDs the likeliest of their 20: p = (1/20)**2.
+    assert decoys["likelihood_suspected"] == 1.0
+    assert decoys["likelihood_p_value"] == pytest.approx(1 / 400)
+    texts = ScriptedModel(read=[*_texts(data), CANARY])
+    assert _sub_verdict(_probe(tmp_path, texts, data, methods="likelihood")) == NOT_SUSPECTED
+
+
+def test_the_control_set_is_checked_in_one_located_line(tmp_path: Path) -> None:
+    data, control = _halves(tmp_path)
+    with pytest.raises(InputError) as error:
+        contamination(data=str(data), methods="guided", likelihood_control=str(control))
+    assert str(error.value) == (
+        "task parameter likelihood_control is the likelihood method's; methods are guided "
+        "(add likelihood)"
+    )
+    first = sorted(data.glob("*.json"))[0]
+    shutil.copy(first, control / first.name)
+    with pytest.raises(InputError) as error:
+        contamination(data=str(data), likelihood_control=str(control))
+    conversation = json.loads(first.read_text(encoding="utf-8"))["conversationId"]
+    assert str(error.value) == (
+        f"{control / first.name}: task parameter likelihood_control: conversation "
+        f"{conversation} is in data too (1 such); a control conversation must never have been "
+        "published"
+    )
+    with pytest.raises(InputError) as error:
+        contamination(data=str(data), likelihood_control=str(tmp_path / "absent"))
+    # Read as `data` is: its one located line, the path named.
+    assert f"{tmp_path / 'absent'}: conversation: path: found nothing" in str(error.value)
+    with pytest.raises(InputError) as error:
+        contamination(data=str(data), likelihood_control=3)
+    assert str(error.value).startswith("task parameter likelihood_control must be a data set")
 
 
 def test_a_chat_route_is_sent_no_call_and_cannot_decide_with_the_line(
