@@ -491,8 +491,8 @@ def test_the_decoy_test_suspects_a_model_that_read_the_files(tmp_path: Path) -> 
 
 def _generated(folder: Path, count: int, seed: int) -> Path:
     """`count` conversations nobody here wrote: the bundled files' layout and labels (their first
-    two turns), each text
-    replaced by as many words made of random syllables (seeded), each ID a fresh random UUID."""
+    two turns), each text replaced by as many words made of random syllables (seeded), each ID a
+    fresh random UUID."""
     rng = random.Random(f"generated/{seed}")
     files = sorted(BUNDLED.glob("*.json"))
 
