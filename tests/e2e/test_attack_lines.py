@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import eval, score
+from inspect_ai import Epochs, eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.util import Store
 from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import default
+from attunebench_inspect import build_report, default, to_terminal
 from attunebench_inspect._parameters import TASK_VERSION, check_command_line
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect._util import files
@@ -558,3 +558,42 @@ def test_the_random_baseline_answers_anew_from_epoch_2_and_keeps_epoch_1(tmp_pat
     once, twice = predictions(1), predictions(2)
     assert twice[1] == once[1]
     assert twice[2] != twice[1]
+
+
+# --- logs that are links, runs reduced by another statistic ----------------------------------
+
+
+def test_a_log_that_is_a_link_is_read_and_one_that_leads_nowhere_is_listed(
+    baseline_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Inspect's listing of a folder leaves out links: the report reads a link to a log as the
+    log, and lists a link to nothing as skipped, never dropping either unsaid."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    first, second = sorted(baseline_logs.glob("*.eval"))[:2]
+    shutil.copy(first, logs)
+    (logs / second.name).symlink_to(second)
+    (logs / "2099-01-01T00-00-00-00-00_default_Gone.eval").symlink_to(tmp_path / "gone.eval")
+    assert main(["composite", str(logs), "--resamples", "50"]) == 0
+    out = capsys.readouterr()
+    assert second.name in out.out and first.name in out.out
+    assert "skipped: a link to no file" in out.err and "_default_Gone.eval" in out.err
+
+
+def test_a_run_logged_by_another_epoch_reducer_is_ranked_by_its_mean_and_says_so(
+    tmp_path: Path,
+) -> None:
+    logs = tmp_path / "logs"
+    data = _one_conversation(tmp_path)
+    for model, reducer in (("attunebench/random", "max"), ("attunebench/majority", "mean")):
+        eval(default(data=str(data)), model=model, epochs=Epochs(2, reducer), display="none",
+             log_dir=str(logs))  # fmt: skip
+    report = build_report([logs], resamples=50)
+    (aside,) = [s for s in report.skipped if s.reason.startswith("set aside")]
+    assert aside.model == "attunebench/random"
+    assert "logged by the max of its epochs (--epochs-reducer)" in aside.reason
+    (alone,) = build_report([aside.location], resamples=50).compared
+    assert alone.reducer == "max"
+    assert "ranked here by their mean over epochs" in to_terminal(
+        build_report([aside.location], resamples=50)
+    )

@@ -1,36 +1,9 @@
-"""The probe's instances: published texts cut, at a seeded random length, into what is shown and
-what the model must complete.
-
-Golchin & Surdeanu, "Time Travel in LLMs: Tracing Data Contamination in Large Language Models"
-(ICLR 2024, arXiv 2308.08493) show a model "the random-length initial segment of a reference
-instance" and compare its completion with the rest. Their code
-(their released code, github.com/shahriargolchin/time-travel-in-llms) cuts at a point
-drawn uniformly between 40% and 70% of the instance's length, in sentences where it has more than
-one and in words otherwise. What we follow and where we depart:
-
-- **Instances** are the texts the deposit publishes and the main task also shows the model: each
-  turn's participant message (`userMessage`) and the participant's edited reply
-  (`alternateResponses.humanEdited`), read from `VisibleConversation` only, so no label can reach
-  a prompt. The original and the model-improved responses are left out: they were written by
-  models, so a model could reproduce them from its own style rather than from memory.
-- **The cut** is drawn uniformly in [`SEGMENT_LOW`, `SEGMENT_HIGH`] = [0.4, 0.7] of the text's
-  words (the authors' defaults), rounded to a whole number of words, always at a word boundary.
-  Departure: always words, never sentences (a sentence splitter such as NLTK's punkt would be
-  downloaded at run time, and a participant's messages are often one long unpunctuated sentence).
-  Departure: the length is drawn per instance from the run's `seed` and the instance's identity
-  (conversation, turn, kind), so `--limit` and `--sample-id` do not move other instances' cuts;
-  the authors' code reseeds the same draw for every instance.
-- **Too short to probe**: a text of fewer than `MIN_TEXT_WORDS` = 20 words is not probed (listed
-  in the log's task metadata). With the cut in [0.4, 0.7], 20 words leave at least 6 words to
-  complete and show at least 8: an exact or near-exact completion of 6 or more words of a
-  person's own writing is not a chance event, and a shorter reference would be (the general
-  instruction completes "thank you so much" too).
-- **Every instance** of the probed conversations is used (the paper draws 10 per partition); the
-  verdict's minimum number of instances is in verdict.py.
-
-A data set with no text long enough to probe is not an error: the probe runs, probes nothing and
-reads "cannot decide: no text long enough to probe" (verdict.py). A cut that would leave the
-shown segment or the reference empty is one located line.
+"""The probe's instances: each published participant message and edited reply of at least
+`MIN_TEXT_WORDS` words, read from `VisibleConversation` only, cut at a word boundary after a
+seeded random share in [`SEGMENT_LOW`, `SEGMENT_HIGH`] of its words (Golchin & Surdeanu's 40-70%)
+into the segment shown and the reference the model must complete. The draw is per instance, from
+the run's seed and the instance's identity, so `--limit` and `--sample-id` move no other cut.
+docs/contamination.md, "What it does" and "Where we depart from the paper", says why each choice.
 """
 
 from __future__ import annotations

@@ -1,35 +1,13 @@
 """The files-layout probe's label cut (pure, no Inspect): does the model write a turn's labels?
 
-A model that has read the deposit's files may have kept their label fields better than their
-texts. The label cut shows the same label-free document as the text cut (layout.py) up to the
-end of a turn's `"llmResponse": "<its text>",` line, then the key that follows it in every
-published file, `"moodShiftTags": [` (a key name and a bracket: no label), and lets the model go
-on. What it writes for **that** turn (up to the next turn's start) is parsed tolerantly, since a
-continuation is cut at its window and need not be valid JSON:
-
-- **emotion tags**: the `"emotion"` names inside the `moodShiftTags` array (an array closed with
-  nothing in it is written, and empty);
-- **binary answers**: each `observedBehavior` and `preferredBehavior` written under a
-  `questionId` of `binaryJudgements`;
-- **pairwise winners**: each entry of `pairwiseComparisons` that names its question, its two
-  responses and its winner (seldom inside the window: the alternates' texts come first).
-
-**Score** (`label_match`), against the real conversation's labels: per field written, emotion
-tags by the Jaccard index of the names (case-insensitive; both empty is 1), binary answers and
-pairwise winners by the share of the values written that equal the participant's (a value for a
-question or comparison the turn does not hold is wrong); the instance's score is the mean over
-the fields written, None where it writes none (no evidence). The control document (the seeded
-never-published conversation, layout.py) is cut and scored the same way **against the real
-labels**: it has the same labels and other words, so what a model writes there is its chance
-level, measured on the same model rather than assumed from the codebook.
-
-**Sub-verdict** (`decide_labels`, `LABELS_RULE` in verdict.py), fixed before any measurement:
-suspected if the documents' mean label match exceeds the controls' by heuristic 1's one-sided
-paired sign-flip permutation test at `ALPHA` (over the instances where either side writes a
-label field, the other side's missing score 0, in conversation-ID order) and at least
-`LABELS_NEEDED` = 2 document continuations reproduce every label field they write; else the
-abstention table (a completion that writes no label field counts as empty; one same set of
-labels written to most completions is one answer); else not suspected.
+The cut shows the label-free document (`_layout.py`) up to a turn's original response and the key
+that follows it in every published file, `"moodShiftTags": [` (a key name: no label). What a
+continuation writes for that turn is parsed tolerantly (`written`: emotion tags, binary answers,
+pairwise winners; a continuation cut at its window need not be valid JSON) and scored against the
+participant's labels (`label_match`: Jaccard of the emotion names, the share of binary answers and
+winners equal, averaged over the fields written; None where it writes none). The never-published
+control is scored against the same labels: the model's own chance level. docs/contamination.md,
+"The label cut", states the score and its sub-verdict (`_rules.py`).
 """
 
 from __future__ import annotations

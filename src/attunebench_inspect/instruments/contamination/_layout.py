@@ -1,39 +1,14 @@
 """The files-layout probe (pure, no Inspect): has the model read the deposit's files as files?
 
-The guided probe asks in chat for the rest of a text. A model trained on the published files byte
-for byte may not answer that at all (a SmolLM2 fine-tuned on them ended 40 of its 44 probe calls
-after one token: docs/contamination.md), while it continues the files themselves. This probe
-shows the start of a conversation's document **in the files' own layout** (the deposit's keys in
-their order, two-space indentation, as the files are written) and asks the model to go on. The
-document is built from the conversation's **visible part only** (`VisibleConversation`: the topic,
-each turn's message, the original response and the two alternates), so no label reaches a
-prompt (ARCHITECTURE.md, rule 1); where the deposit has a label between two of these fields, the
-document leaves it out, and the text around each field stands as in the file.
-
-- **Instances**: one per turn of each conversation, cut right after the turn's `"userMessage":
-  "` (the model must write the participant's message from there on).
-- **The call** (`_solver.py`): the instruction as a user message, then the document up to the cut
-  as the start of the assistant's own answer, which an OpenAI-compatible local server
-  (llama-server) continues as raw text; a chat provider answers it as chat.
-- **Score**: the completion's given start dropped where the server returns it (`continuation`)
-  and its JSON escapes undone, then heuristic 3's measure (`_recall.py`):
-  its longest run of words that the prompt did not show and that stand, in order, in one
-  published text of the conversation. A completion is **recalled** at `RECALL_RUN_WORDS` = 13.
-- **The control**: the same document of a conversation that was never published, made from the
-  real one by a seeded shuffle of every text's words under a new seeded ID (`control`), cut at
-  the same places, its completions scored against its own (shuffled) texts. A model that has read
-  the real file continues the real text, which the control does not hold; a model that copies
-  layout or shown words recalls alike in both: nothing, since shown words never count, and a
-  copy of the shown document's repeating pattern is shown words (bench/audit/contamination.py).
-- **Sub-verdict** (`decide_layout`), fixed before any measurement: **suspected** when at least
-  `RECALL_NEEDED` = 2 completions of the real documents are recalled and more than of the
-  control; otherwise the abstention table of the guided probe (verdict.py) read on the layout
-  calls (the real completion and the control's as the pair), then **not suspected**.
-
-- **The label cut** (`_labels.py`): a second cut of the same document per turn, after its original
-  response and the key that follows it in the files, `"moodShiftTags": [`; the label fields the
-  model writes there are scored against the participant's labels, beside the control's. No label
-  field is ever shown: that would put labels in a prompt.
+A model trained on the files byte for byte may not answer the guided probe's chat at all, while it
+continues the files themselves. This probe shows the start of a conversation's `document`, built
+from its visible part only (`VisibleConversation`: no label reaches a prompt) in the deposit's
+layout (keys in their order, two-space indentation), cut after each turn's `"userMessage": "`
+(`layout_instances`), and the same cut of a never-published `control` (every text's words
+shuffled under a new seeded ID). A continuation is scored by heuristic 3's measure
+(`layout_run`, `_recall.py`), the control's against its own texts; the label cut (`_labels.py`)
+is a second cut per turn, before the turn's first label key. docs/contamination.md, "The
+files-layout probe", states the method and its sub-verdicts (`_rules.py`).
 """
 
 from __future__ import annotations

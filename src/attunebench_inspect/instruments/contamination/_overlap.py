@@ -1,47 +1,16 @@
 """How much of the unseen rest of a text a completion reproduces: ROUGE-L, exact and near-exact.
 
-**ROUGE-L** (Lin 2004, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL workshop
-Text Summarization Branches Out) is the F-measure of the longest common subsequence of words,
-computed by Google's `rouge-score` package (the maintained re-implementation of ROUGE-1.5.5), as
-Golchin & Surdeanu score the first heuristic (their code loads Hugging Face `evaluate`'s "rouge",
-which wraps `rouge-score`; F-measure, no stemming). It is computed against the **reference only**
-(the words after the segment), never against the whole text, so text the model was shown cannot
-count as recalled.
-
-**Normalisation** (one rule for every comparison): Unicode NFKC, case folded, words are runs of
-Unicode word characters (`\\w+`); punctuation and spacing are ignored. This is `rouge-score`'s
-own default (lower case, non-alphanumerics dropped) extended to non-ASCII letters, which its
-default tokenizer deletes.
-
-**An echo is not a recall.** A word of the completion is *echoed* where it lies in a run of at
-least `ECHO_MIN_WORDS` = 4 words that stands, in order, in the prompt it answers (the instruction
-and the segment: the whole shown text), wherever in the completion it stands, and in no such run
-of the reference; echoed words, and an opening "FIRST PIECE"/"SECOND PIECE" label, are removed
-before anything is scored. A completion that only repeats what it was shown therefore scores 0,
-whatever precedes the repetition. What the reference holds is never removed: the true rest of a
-text that repeats its own segment (a repetitive text) stays whole, so a model that recalls it is
-scored on it (issue 45: removing it made a memorizer of such a text score 0). An echo that the
-reference also holds then scores under both instructions alike, and the verdict counts a match
-only where the general instruction's completion does not match (`_rules.py`): a text that any
-model continues from its own start is no evidence of having read it.
-
-**Exact and near-exact.** Golchin & Surdeanu's second heuristic has GPT-4 judge each guided
-completion with a few-shot prompt: "exact match", or "near-exact match", which must "PRECISELY
-match the reference ... in terms of sentence structure, overlap, and contextual similarity"
-(their released code). No model judges here (the probe must run offline and judge
-every model alike), so both are mechanical rules, fixed before any measurement:
-
-- **exact**: the normalised completion equals the normalised reference, word for word.
-- **near-exact**: not exact, and the ROUGE-L F-measure between the reference and the completion's
-  first as many words as the reference has is at least `NEAR_EXACT_ROUGE_L` = 0.75. In-order word
-  overlap is what "sentence structure, overlap" asks for. Cutting the completion at the
-  reference's length follows the paper's own few-shot example 2, where a candidate that
-  reproduces the reference and goes on is a near-exact match. The threshold 0.75 is the one
-  Ippolito et al. use for "approximate memorization" (BLEU >= 0.75 between a generation and the
-  true continuation; "Preventing Generation of Verbatim Memorization in Language Models Gives a
-  False Sense of Privacy", INLG 2023). Departure: a paraphrase with little word overlap (the
-  paper's examples 3 and 4) is not a near-exact match here; a model that recalls only the sense
-  of a text is not flagged by this heuristic.
+ROUGE-L is the F-measure of the longest common subsequence of words (Lin 2004), by Google's
+`rouge-score` (the maintained re-implementation, as Golchin & Surdeanu score heuristic 1), against
+the reference only, never the whole text. Every comparison normalises alike: NFKC, case folded,
+words as runs of Unicode word characters (`rouge-score`'s default, which deletes non-ASCII
+letters, extended to them). Echoed words (in a run of `ECHO_MIN_WORDS` that stands in the prompt
+and in no such run of the reference) and an opening FIRST/SECOND PIECE label are removed before
+anything is scored, so repeating what was shown scores nothing and the true rest of a repetitive
+text stays whole. **Exact**: the normalised completion is the reference; **near-exact**: ROUGE-L
+of its first as many words as the reference has is at least `NEAR_EXACT_ROUGE_L` (Ippolito et
+al., INLG 2023), a mechanical stand-in for the paper's GPT-4 judge. docs/contamination.md, "What
+it does" and "Where we depart from the paper", gives the reasons.
 """
 
 from __future__ import annotations

@@ -1,58 +1,17 @@
 """Heuristic 3: does a completion write out, word for word, another published text of its
-conversation?
+conversation? Added after a model fine-tuned on the deposit answered the probe with *other* texts
+of the conversation it had learned (docs/contamination.md, "A real model that has read the
+conversations"), which neither of the paper's heuristics reads.
 
-Golchin & Surdeanu compare a completion only with the rest of its own text. A model fine-tuned
-on the deposit (bench/contamination/, docs/contamination.md "A real model that has read the
-conversations") answers the probe differently: shown the opening of a participant's message, it
-writes out *other* texts of the same conversation that it learned, mostly the original assistant
-response (`llmResponse`), under the general instruction as much as under the guided one. Neither
-of the paper's heuristics sees that. This one does, as a mechanical rule:
-
-- **The texts compared**: every text the deposit publishes for the conversation (`TEXT_FIELDS`:
-  each turn's `userMessage`, `llmResponse`, `alternateResponses.llmImproved` and `.humanEdited`,
-  and the topic's text), **except the instance's own text** (segment and reference: heuristic 2
-  scores the reference). The model-written responses are compared although `_instances.py` leaves
-  them out as instances: a model cannot continue a participant's text into the deposit's
-  assistant response by style alone, only by having read it.
-- **What the model was shown never counts.** A word of the completion is *shown* when it lies in
-  a run of at least `ECHO_MIN_WORDS` = 4 consecutive words that also stands, in order, in the
-  prompt (`shown_words` in `_overlap.py`: the rule the echo is judged by). A run of recall stops at
-  a shown word, so echoing the segment, the instruction, or a published text that quotes the
-  segment scores nothing, wherever in the completion the echo stands, and so does continuing
-  the segment's own repeating pattern (a copy of shown runs: issue 45's pattern copier, tried
-  in bench/audit/contamination.py). Removing shown words can only shorten a run.
-- **The run**: the longest run of consecutive unshown words of the completion that also stands,
-  in order, in one of the texts (`difflib.SequenceMatcher.find_longest_match`, junk heuristic
-  off), after `_overlap.py`'s normalisation (NFKC, case folded, word characters). The text it
-  matched is reported with it.
-- **Recalled**: a completion's run is at least `RECALL_RUN_WORDS` = 13 words, the n-gram length
-  Brown et al. use to call a benchmark example contaminated by its training data ("Language
-  Models are Few-Shot Learners", NeurIPS 2020, section 4 and appendix C: any 13-gram shared with
-  a training document). **Heuristic 3** holds when at least `RECALL_NEEDED` = 2 completions of
-  the partition, guided or general, are recalled (the count of near-exact matches heuristic 2
-  needs, for the same reason: one chance run must not decide).
-
-**Calibration, on negatives only.** Added after a first measurement on a real fine-tuned model
-(docs/contamination.md), the threshold was checked against completions of models that have *not*
-read the texts: the untuned SmolLM2-135M-Instruct's 96 completions of the 4 conversations of
-that run (both halves: longest run 4 words once the prompt's words are left out; 12 when they
-were not, an echo), the fine-tuned model's 52 completions of the held-out half (longest 5),
-and the offline negatives of the power benchmark (bench/contamination/probe_power.py: the
-`attunebench/random` and `attunebench/majority` baselines, `memorizer/echo`,
-`memorizer/paraphrase` and the generic `memorizer/recall` at share 0; longest run 8 words over
-50 seeds of the whole data set, a fixed draft of a baseline that an assistant response also
-holds). 13 is 5 words above the longest negative run. It is not a blind choice: the positive's
-runs were published (bench/contamination/RESULTS.md) before it was fixed, so the verdicts it
-gives are reported with their range: on every measured model and half, any threshold from 11 to
-22 words gives the same verdicts (the `text` model's second-longest run on its trained half is
-22; the `labels` model's two longest are 10, which a threshold of 9 or 10 would flag, 1 or 2
-words above the negatives' 8: the threshold was not moved for it).
-
-The control a reader might want, each completion against a *different* conversation's texts, is
-measured beside the verdict (bench/contamination/results.py) and left out of it: a model
-fine-tuned on a data set recalls its other conversations too (the fine-tuned model's completions
-of one trained conversation share runs of up to 17 words with the other), so the control would
-subtract the very recall it should leave.
+A completion's **run** is its longest run of consecutive *unshown* words (not in a run of
+`ECHO_MIN_WORDS` that stands in its prompt: `shown_words`, the echo's rule, so echoing or
+continuing the shown text scores nothing) that stands, in order, in one published text of its
+conversation other than the instance's own (`TEXT_FIELDS` and the topic), after `_overlap.py`'s
+normalisation (`difflib.SequenceMatcher.find_longest_match`, junk heuristic off). It is
+**recalled** at `RECALL_RUN_WORDS` = 13 words, the n-gram length of Brown et al.'s contamination
+check (NeurIPS 2020); heuristic 3 holds at `RECALL_NEEDED` recalled completions (`_rules.py`). The
+threshold was checked on negatives only, and why no cross-conversation control is subtracted:
+docs/contamination.md, "What it does" and "The probe: verdict in the log".
 """
 
 from __future__ import annotations

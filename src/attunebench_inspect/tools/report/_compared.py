@@ -46,6 +46,8 @@ class Compared:
     """How many times each conversation was run, in every run ranked."""
     runs: int
     set_aside: int
+    reducer: str = "mean"
+    """How the ranked runs' logs reduced epochs: the report ranks them by their mean."""
 
 
 @cache
@@ -65,12 +67,12 @@ def is_bundled(found: ConversationSet) -> bool:
     )
 
 
-Identity = tuple[str, int]
-"""What runs compared together share: their conversation set (its digest) and epochs."""
+Identity = tuple[str, int, str]
+"""What runs compared together share: their conversation set (its digest), epochs and reducer."""
 
 
 def _identity(run: Run) -> Identity:
-    return (run.header.conversations.digest, run.epochs)
+    return (run.header.conversations.digest, run.epochs, run.reducer)
 
 
 def _choose(sets: dict[Identity, list[Run]]) -> Identity:
@@ -102,6 +104,8 @@ def _why(run: Run, ranked: Run) -> str:
         what = []
     if run.epochs != ranked.epochs:
         what.append(f"of {_epochs(run.epochs)} (--epochs)")
+    if run.reducer != ranked.reducer:
+        what.append(f"logged by the {run.reducer} of its epochs (--epochs-reducer)")
     return (
         f"set aside: a run {' and '.join(what)}, not comparable with the runs ranked "
         f"({len(chosen.ids)} conversations, {_epochs(ranked.epochs)}; `attunebench report` on "
@@ -141,6 +145,7 @@ def compared(
                 ranked[0].epochs,
                 len(ranked),
                 len(others),
+                ranked[0].reducer,
             )
         )
     kept.sort(key=lambda r: r.key)

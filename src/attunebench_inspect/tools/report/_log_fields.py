@@ -75,6 +75,7 @@ class HeaderError(_Record):
 class HeaderConfig(_Record):
     limit: int | list[int] | tuple[int, int] | None = None
     epochs: int | None = None
+    epochs_reducer: list[str] | None = None
 
 
 class HeaderRole(_Record):

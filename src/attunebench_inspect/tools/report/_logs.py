@@ -59,6 +59,13 @@ class Run:
         return self.header.eval.config.epochs or 1
 
     @property
+    def reducer(self) -> str:
+        """How its log reduced each conversation's epochs (`--epochs-reducer`; a one-epoch run's
+        is its mean): the report ranks every run by its mean over epochs."""
+        reducers = self.header.eval.config.epochs_reducer or ["mean"]
+        return ",".join(reducers) if self.epochs > 1 else "mean"
+
+    @property
     def key(self) -> tuple[str, str, str, str, str, int]:
         """What a newer log of the same run replaces: the same task, model, mode and task
         version over the same conversations and epochs (a partial run never replaces a whole
@@ -109,9 +116,11 @@ def _remote_files(location: str) -> list[str]:
     raise FileNotFoundError(f"no log file or folder at {location}")
 
 
-def log_files(paths: Sequence[str | Path]) -> list[str]:
-    """Every .eval/.json log under the given files and folders, local or remote."""
+def log_files(paths: Sequence[str | Path]) -> tuple[list[str], list[Skipped]]:
+    """Every .eval/.json log under the given files and folders, local or remote, and the
+    log-named links of a folder that lead to no file (listed, never dropped unsaid)."""
     files: list[str] = []
+    skipped: list[Skipped] = []
     for path in paths:
         # A path, or a log's own location (a file:// URI, as Inspect and `Run.location` give it).
         p = local_path(str(path))
@@ -119,11 +128,18 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
             files.extend(_remote_files(str(path)))
         elif p.is_dir():
             files.extend(info.name for info in list_eval_logs(str(p), descending=False))
+            # Inspect's listing leaves out links: one that leads to a log is read as the log.
+            for link in sorted(p.glob("*")):
+                if link.is_symlink() and link.suffix in (".eval", ".json"):
+                    if link.resolve().is_file():
+                        files.append(link.as_uri())
+                    else:
+                        skipped.append(Skipped(link.as_uri(), "a link to no file"))
         elif p.exists():
             files.append(str(p))
         else:
             raise FileNotFoundError(f"no log file or folder at {p}")
-    return files
+    return files, skipped
 
 
 def _first_line(error: BaseException) -> str:
@@ -216,8 +232,8 @@ def read_runs(paths: Sequence[str | Path]) -> tuple[list[Run], list[Skipped]]:
     compares is `compared`'s rule (`_compared.py`).
     """
     newest: dict[tuple[str, str, str, str, str, int], Run] = {}
-    skipped: list[Skipped] = []
-    for location in log_files(paths):
+    locations, skipped = log_files(paths)
+    for location in locations:
         found = _finished(location)
         if not isinstance(found, RunHeader):
             skipped += [found] if found is not None else []

@@ -14,8 +14,8 @@ RULE = (
     "Each task ranks only runs over one conversation set and number of epochs: the largest among "
     "the logs (the most conversations; then the set more runs cover, then the newest). A run "
     "over fewer or other conversations (a --limit or --sample-id run, another data set) or of "
-    "other epochs is set aside, never ranked beside them, and listed with its reason under "
-    "'skipped logs' at the end."
+    "other epochs or epoch reducer is set aside, never ranked beside them, and listed with its "
+    "reason under 'skipped logs' at the end."
 )
 
 
@@ -66,7 +66,13 @@ def _note(report: Report) -> str:
     )
     aside = sum(c.set_aside for c in report.compared)
     said = f"{aside} run(s) set aside. " if aside else "No run set aside. "
-    return _filters(report) + synthetic + said + RULE
+    reduced = "".join(
+        f"The {c.task}'s runs were logged by the {c.reducer} of their epochs (--epochs-reducer): "
+        "ranked here by their mean over epochs, as every run, their logs' Composite differs. "
+        for c in report.compared
+        if c.reducer != "mean"
+    )
+    return _filters(report) + synthetic + said + reduced + RULE
 
 
 def _tables(report: Report) -> list[Table]:
