@@ -8,6 +8,7 @@ every text it probed, so `--where` does not filter it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -90,6 +91,10 @@ class Likelihood:
     skipped: int
     canary: float
     """The route check's figure (nats per token)."""
+    statistic: str
+    """What each conversation is scored by (the method's metadata: Min-K% Prob, or decoy ranks)."""
+    alpha: float
+    """The test's alpha, as the log records it."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +180,11 @@ def contamination_of(run: Run) -> Contamination:
         probed=tuple(probed),
         methods=tuple(metadata.get(METHODS_KEY) or ("guided",)),
         layout=_layout(found.layout, found.labels) if found and found.layout else None,
-        likelihood=_likelihood(found.likelihood) if found and found.likelihood else None,
+        likelihood=(
+            _likelihood(found.likelihood, metadata.get(METHOD_KEY) or {})
+            if found and found.likelihood
+            else None
+        ),
     )
 
 
@@ -231,7 +240,8 @@ def _layout(layout: LayoutVerdict, labels: LabelsVerdict | None) -> Layout:
     )
 
 
-def _likelihood(v: LikelihoodVerdict) -> Likelihood:
+def _likelihood(v: LikelihoodVerdict, method: dict[str, object]) -> Likelihood:
+    alpha = method.get("alpha")
     return Likelihood(
         verdict=v.reading,
         test="control" if v.control_test else "decoy IDs",
@@ -243,6 +253,12 @@ def _likelihood(v: LikelihoodVerdict) -> Likelihood:
         texts=v.texts,
         skipped=v.skipped,
         canary=v.canary,
+        statistic=(
+            str(method.get("likelihood_statistic", ""))
+            if v.control_test
+            else f"rank of the real ID among {v.controls} decoys"
+        ),
+        alpha=float(alpha) if isinstance(alpha, (int, float)) else math.nan,
     )
 
 

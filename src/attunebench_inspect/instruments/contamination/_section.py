@@ -59,7 +59,7 @@ LIKELIHOOD_HEADERS = [
     "likelihood",
     "test",
     "published / control",
-    "p",
+    "p (alpha)",
     "conversations",
     "texts (too short)",
     "canary",
@@ -67,8 +67,9 @@ LIKELIHOOD_HEADERS = [
 LIKELIHOOD_READING = (
     "The model's log-probability of each published text, read through a route that scores a "
     "given text (Inspect's completions providers with echo). Control test: each conversation's "
-    "mean Min-K% Prob (nats) over its texts, the published conversations against "
-    "never-published ones of the same collection (-T likelihood_control); decoy IDs: how many "
+    "mean Min-K% Prob (the mean of its lowest 20% token log-probabilities, nats) over its texts, "
+    "the published conversations against never-published ones of the same collection "
+    "(-T likelihood_control); decoy IDs: how many "
     "of 19 random IDs score the start of a conversation's file at least as high as its real ID, "
     "the published conversations' mean against 9.5, what a model that never read the files "
     "gives. Conversations: published / controls (or decoys each). Canary: the route check, the "
@@ -100,7 +101,7 @@ def _likelihood_row(model: str, found: Likelihood) -> list[Cell]:
         found.verdict,
         found.test,
         f"{number(found.published)} / {number(found.control)}",
-        number(found.p_value, 4),
+        f"{number(found.p_value, 4)} ({number(found.alpha, 2)})",
         f"{found.conversations} / {found.controls}",
         f"{found.texts} ({found.skipped})",
         number(found.canary),
