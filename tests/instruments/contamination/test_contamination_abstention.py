@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, replace
@@ -26,6 +27,7 @@ from attunebench_inspect.data import Conversation, split
 from attunebench_inspect.instruments.contamination import contamination_verdict
 from attunebench_inspect.instruments.contamination._completions import score_instance
 from attunebench_inspect.instruments.contamination._instances import select
+from attunebench_inspect.instruments.contamination._likelihood import ConversationLikelihood
 from attunebench_inspect.instruments.contamination._memorizer import MemorizerAPI
 from attunebench_inspect.instruments.contamination._recall import published_texts
 from attunebench_inspect.instruments.contamination._rules import (
@@ -477,15 +479,40 @@ _RESULTS = st.lists(
         ),
         max_size=30,
     ),
+    st.lists(
+        st.builds(
+            ConversationLikelihood,
+            conversation=st.sampled_from(
+                [
+                    "4723fdd3-f278-4748-8b63-77aa00ff14e0",
+                    "904ed12a-f42d-41ac-bbda-689b32dc3dfa",
+                    "c2",
+                ]
+            ),
+            control=st.booleans(),
+            score=st.sampled_from([math.nan, -0.5, -3.0, -8.0]),
+            texts=st.integers(0, 5),
+            skipped=st.integers(0, 2),
+            missing=st.sampled_from([0, 0, 1]),
+            decoys_above=st.none() | st.integers(0, 19),
+            canary=st.sampled_from([-0.1, -9.0, math.nan]),
+        ),
+        max_size=30,
+    ),
+    st.booleans(),
 )
 def test_the_verdict_travels_whole_from_the_scorer_to_the_report(
     methods: set[str],
     guided: list[InstanceResult],
     layout: list[InstanceResult],
     labels: list[LabelResult],
+    likelihood: list[ConversationLikelihood],
+    control_test: bool,
 ) -> None:
     """What the metric writes into the log header is read back as the same record (NaN equal to
-    NaN), so `inspect view` and the report cannot disagree."""
-    found = probe_verdict([m for m in METHODS if m in methods], guided, layout, labels)
-    back = ProbeVerdict.from_metrics(found.metrics())
+    NaN), so `inspect view` and the report cannot disagree; the likelihood method's reading is
+    recomputed from its figures, with the run's model named where it cannot answer."""
+    chosen = [m for m in METHODS if m in methods]
+    found = probe_verdict(chosen, guided, layout, labels, likelihood, control_test, "m/x")
+    back = ProbeVerdict.from_metrics(found.metrics(), "m/x")
     assert json.dumps(asdict(back), sort_keys=True) == json.dumps(asdict(found), sort_keys=True)
