@@ -390,13 +390,14 @@ def test_decoy_prompts_differ_in_the_id_alone_and_hold_no_label() -> None:
 COMPLETIONS = "openai-api-completions/loopback/scripted"
 
 
-def _halves(tmp_path: Path, published: int = 3) -> tuple[Path, Path]:
+def _halves(tmp_path: Path, published: int = 3, controls: int = 13) -> tuple[Path, Path]:
     """The bundled conversations split into a published data set (the first `published`) and a
-    never-published control (the rest): conversations the scripted model knows only as the texts
-    it is told it read."""
+    never-published control (the next `controls`): conversations the scripted model knows only
+    as the texts it is told it read."""
     files = sorted(BUNDLED.glob("*.json"))
     data, control = tmp_path / "published", tmp_path / "control"
-    for folder, chosen in ((data, files[:published]), (control, files[published:])):
+    chosen_control = files[published : published + controls]
+    for folder, chosen in ((data, files[:published]), (control, chosen_control)):
         folder.mkdir()
         for file in chosen:
             shutil.copy(file, folder / file.name)
@@ -447,12 +448,12 @@ def test_the_control_test_suspects_a_model_that_read_the_published_conversations
     log = _probe(tmp_path, model, data, methods="likelihood", likelihood_control=str(control))
     found = _metrics(log)
     assert found["suspected"] == found["likelihood_suspected"] == 1.0
-    # The 3 published conversations are the likeliest of 25: 1 of C(25, 3) = 2,300 arrangements.
-    assert found["likelihood_p_value"] == pytest.approx(1 / 2300)
-    assert (found["likelihood_conversations"], found["likelihood_controls"]) == (3, 22)
+    # The 3 published conversations are the likeliest of 16: 1 of C(16, 3) = 560 arrangements.
+    assert found["likelihood_p_value"] == pytest.approx(1 / 560)
+    assert (found["likelihood_conversations"], found["likelihood_controls"]) == (3, 13)
     assert found["likelihood_published"] == pytest.approx(-0.05)
     # A canary per conversation, then every text of both data sets, each once.
-    assert sorted(model.heard) == sorted([CANARY] * 25 + _texts(data) + _texts(control))
+    assert sorted(model.heard) == sorted([CANARY] * 16 + _texts(data) + _texts(control))
     # The control conversations are samples of their own, not probed conversations.
     assert log.eval.metadata and log.eval.metadata["likelihood_control"] == str(control)
     report = build_report([tmp_path / "logs"], resamples=50)
