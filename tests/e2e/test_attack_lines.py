@@ -75,7 +75,8 @@ def _said(done: subprocess.CompletedProcess[str]) -> list[str]:
             "attunebench_inspect/contamination",
             {"model": "foo"},
             "unknown task parameter(s): model; the parameters are data, codebook, seed, "
-            "skip_invalid, methods (the model under test is --model, not -T model=)",
+            "skip_invalid, methods, likelihood_control (the model under test is --model, not -T "
+            "model=)",
         ),
     ],
 )

@@ -4,6 +4,7 @@ files-layout probe's figures and the likelihood method's, each under its own rul
 
 from __future__ import annotations
 
+from ..._util.verdict import CANNOT_DECIDE, is_abstention
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section
 from ...tools.report._table import Cell, Table, ci, number
@@ -18,8 +19,7 @@ HEADERS = [
     "exact / near-exact",
     "recalled (longest)",
     "texts",
-    "files layout",
-    "likelihood",
+    "files layout / likelihood",
     "seed",
 ]
 READING = (
@@ -30,8 +30,8 @@ READING = (
     "permutation test that guided exceeds general; exact and near-exact: guided completions; "
     "recalled: completions (guided or general) that write out a run of another published text "
     "of the conversation that the prompt did not show, with the longest run in words; texts: "
-    "the texts probed (their conversations); files layout, likelihood: their sub-verdicts (the "
-    "tables below)."
+    "the texts probed (their conversations); files layout / likelihood: their sub-verdicts (the "
+    "tables below, with their reasons)."
 )
 LAYOUT_HEADERS = [
     "model",
@@ -89,10 +89,18 @@ def _row(r: ContaminationRow) -> list[Cell]:
         f"{c.exact} / {c.near_exact}",
         f"{c.recalled} ({c.longest_recall})",
         f"{c.instances} ({c.conversations})",
-        c.layout.verdict if c.layout else "not run",
-        c.likelihood.verdict if c.likelihood else "not run",
+        f"{_word(c.layout.verdict if c.layout else None)} / "
+        f"{_word(c.likelihood.verdict if c.likelihood else None)}",
         "-" if c.seed is None else c.seed,
     ]
+
+
+def _word(verdict: str | None) -> str:
+    """A sub-verdict in the verdicts' table: its word alone (an abstention's reason is noted
+    under its method's own table below)."""
+    if verdict is None:
+        return "not run"
+    return CANNOT_DECIDE if is_abstention(verdict) else verdict
 
 
 def _likelihood_row(model: str, found: Likelihood) -> list[Cell]:
