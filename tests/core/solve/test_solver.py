@@ -84,7 +84,7 @@ def test_every_mode_runs_with_both_baselines(
     mode: str, baseline: str, mode_runs: dict[tuple[str, str], EvalLog]
 ) -> None:
     log = mode_runs[(mode, baseline)]
-    assert log.eval.task_version == "4-A"
+    assert log.eval.task_version == "5-A"
     assert log.eval.metadata is not None and log.eval.metadata["mode"] == mode
     for stored, turns in zip(records(log), turn_counts(log), strict=True):
         expected = {f"{c}:t{n}" for n in range(1, turns + 1) for c in ("draft", *STRUCTURED)}
