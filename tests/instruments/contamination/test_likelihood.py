@@ -13,6 +13,7 @@ import json
 import math
 import random
 import shutil
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,7 @@ from attunebench_inspect.instruments.contamination._rules import (
     unanswered,
 )
 from attunebench_inspect.instruments.contamination._verdict import ProbeVerdict
-from tests.conftest import BUNDLED
+from tests.conftest import BUNDLED, REPO
 
 ALIGNED = -0.1
 """A counting sequence's mean read in order (`canary_mean`)."""
@@ -651,3 +652,17 @@ def test_the_estimate_prices_the_calls_the_method_sends(
     assert billed["output_tokens"] <= billed["calls"]
     # The chars tokenizer counts about 4 characters a token.
     assert billed["input_tokens"] == pytest.approx(sum(len(p) for p in heard.heard) / 4, rel=0.1)
+
+
+def test_the_benchs_false_positive_count_over_every_split_is_at_most_alpha() -> None:
+    """bench/contamination/likelihood.py counts the control test's rejections over every split of
+    a model's unseen conversations: whatever the scores, at most alpha of them (2 of 300 for 25
+    distinct scores at alpha 0.01, 3 of 300 being 0.01 itself)."""
+    sys.path.insert(0, str(REPO / "bench" / "contamination"))
+    from likelihood import every_split
+
+    rng = random.Random(3)
+    found = [conv(f"c{i:02d}", rng.uniform(-12, -4)) for i in range(25)]
+    assert every_split(found) == (2, 300)
+    # Tied scores reject fewer: no split's mean stands alone above the rest.
+    assert every_split([conv(f"c{i:02d}", -5.0) for i in range(25)]) == (0, 300)
