@@ -417,13 +417,19 @@ def trim_to_prompts(args: argparse.Namespace, record: dict[str, Any]) -> int:
             return None, 0
         tokens = len(tokenizer(prefix + prompt, add_special_tokens=False).input_ids)
         count = tokens - (2 if prefix else 1)
-        if len(entries) not in (count, count + 1):
+        # Without the prefix the echo is shifted and holds no generated token's entry, so the
+        # current `text_logprobs`, which drops the last `output_tokens` entries, keeps one less.
+        shifted = (count - 1,) if not prefix else ()
+        if len(entries) not in (*shifted, count, count + 1):
             sys.exit(f"{where}: {len(entries)} log-probabilities for a {count + 1}-token prompt")
-        return entries[:count], len(entries) - count
+        return entries[:count], max(0, len(entries) - count)
 
     record["canary"], cuts = cut(CANARY, record["canary"], f"{record['model']}: the canary")
     record["canary_without_prefix"], n = cut(
-        CANARY, record["canary_without_prefix"], f"{record['model']}: the canary", ""
+        CANARY,
+        record["canary_without_prefix"],
+        f"{record['model']}: the canary without the prefix",
+        "",
     )
     cuts += n
     for text in record["texts"]:
