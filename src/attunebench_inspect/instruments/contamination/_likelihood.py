@@ -218,13 +218,6 @@ class LikelihoodVerdict:
     def rule(self) -> str:
         return CONTROL_RULE if self.control_test else DECOY_RULE
 
-    def line(self) -> str:
-        """The verdict with the figures it reads, on one line."""
-        return (
-            f"{self.reading}: {self.conversations} conversation(s) against {self.controls}; "
-            f"{self.published:.3f} against {self.control:.3f}; p = {self.p_value:.3g}"
-        )
-
 
 def abstention(v: LikelihoodVerdict, provider: str) -> str | None:
     """Why the figures cannot decide (in `CONTROL_RULE`'s or `DECOY_RULE`'s order), or None."""
