@@ -33,16 +33,7 @@ def _tables(report: Report) -> list[Table]:
     return [
         Table(
             "Humans beside models, on the conversations both answered (95% bootstrap CI)",
-            [
-                "mode",
-                "human",
-                "model",
-                "n",
-                "metric",
-                "human",
-                "model",
-                "human - model",
-            ],
+            ["mode", "human", "model", "n", "metric", "human", "model", "human - model"],
             [_human_row(h) for h in report.part(HumanPart).human],
             "Every row is over the n conversations both the person and the model answered; the "
             "difference is paired per conversation. (few): fewer than "
