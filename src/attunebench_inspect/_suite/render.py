@@ -12,8 +12,9 @@ from .. import instruments
 from ..tools.report._build import Report
 from ..tools.report._formats import csv_text, json_text, markdown_text, terminal_text
 from ..tools.report._formats.html_page import PLOTS_HINT, html_page
-from ..tools.report._sections import MAIN_SECTIONS, SCOPE
+from ..tools.report._sections import MAIN_SECTIONS
 from ..tools.report._sections.base import Section, models_besides_chance
+from ..tools.report._sections.scope import SECTION as SCOPE
 from ..tools.report._table import Table
 
 if TYPE_CHECKING:

@@ -11,8 +11,7 @@ from ...tools.report._analyses import PHRASING_EFFECTS
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section
 from ...tools.report._table import Table, ci, number, sentence
-from ._ranks import RankStability
-from ._report import RunStability, StabilityPart
+from ._report import RankTable, RunStability, StabilityPart
 from ._retest import Icc
 from ._rules import RULES
 
@@ -227,7 +226,7 @@ def _judge_tables(report: Report) -> list[Table]:
     ]
 
 
-def _ranks(ranks: RankStability) -> Table:
+def _ranks(ranks: RankTable) -> Table:
     pairs = [(i, j) for i in range(len(ranks.models)) for j in range(i + 1, len(ranks.models))]
     settled = sum(ranks.settled[i][j] for i, j in pairs)
     return Table(
