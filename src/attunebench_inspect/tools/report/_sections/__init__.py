@@ -21,3 +21,5 @@ MAIN_SECTIONS = (
     OPERATIONS,
 )
 """The main task's sections in the order they are shown."""
+
+__all__ = ["MAIN_SECTIONS"]
