@@ -26,7 +26,6 @@ def _human_row(h: HumanComparison) -> list[Cell]:
 
 
 def _tables(report: Report) -> list[Table]:
-    """Humans beside models, where the logs have a human run."""
     humans = sorted({r.model for r in report.runs if is_human(r.model)})
     if not humans:
         return []

@@ -15,7 +15,6 @@ _ORDER = {s.name: i for i, s in enumerate(PROFILE_METRICS)}
 
 
 def _tables(report: Report) -> list[Table]:
-    """The profile task, where the logs have a profile run."""
     part = report.part(ProfilePart)
     if not part.profile:
         return []

@@ -40,7 +40,6 @@ def _task(name: str | None) -> str:
 
 
 def _tables(report: Report) -> list[Table]:
-    """Every run against third-party labels, where the report was given answer files."""
     study = report.part(ReannotationPart).third_party
     if study is None:
         return []

@@ -36,7 +36,6 @@ def _tables(report: Report) -> list[Table]:
 
 
 def _position(runs: Sequence[RunStability]) -> Table:
-    """Where the pairwise choices fall: the earlier-shown share and its test."""
     return Table(
         "Stability: does the answer follow the content? Where the pairwise choices fall",
         ["mode", "model", "choices", "earlier-shown share [95% CI]", "permutation p", "verdict"],
@@ -56,7 +55,6 @@ def _position(runs: Sequence[RunStability]) -> Table:
 
 
 def _position_shares(runs: Sequence[RunStability]) -> Table:
-    """Each display position's share of the choices."""
     return Table(
         "Stability: pairwise choices by display position (95% bootstrap CI over conversations)",
         ["mode", "model", "position", "share of choices", "expected if blind to position"],
@@ -70,7 +68,6 @@ def _position_shares(runs: Sequence[RunStability]) -> Table:
 
 
 def _content(runs: Sequence[RunStability]) -> Table:
-    """The same choice in another order, the same answer in another phrasing."""
     return Table(
         "Stability: does the answer follow the content? The same choice in another order, the "
         "same answer in another phrasing",
