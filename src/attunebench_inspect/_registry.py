@@ -3,13 +3,7 @@ and baselines, then each instrument's tasks, scorers and planted models. An inst
 task, a scorer or a model provider joins here."""
 
 # ruff: noqa: F401
-from .attunebench import (
-    attunebench,
-    default,
-    omniscient,
-    verbose,
-    verbose_omniscient,
-)
+from .attunebench import attunebench, default, omniscient, verbose, verbose_omniscient
 from .instruments.contamination import contamination, contamination_scorer, memorizer
 from .instruments.human import human_replay
 from .instruments.profile import profile, profile_scorer

@@ -12,33 +12,13 @@ from .. import instruments
 from ..tools.report._build import Report
 from ..tools.report._formats import csv_text, json_text, markdown_text, terminal_text
 from ..tools.report._formats.html_page import PLOTS_HINT, html_page
-from ..tools.report._sections import (
-    CAPABILITY,
-    DISTINGUISHABILITY,
-    LEADERBOARD,
-    MODE_DELTAS,
-    OPERATIONS,
-    PERSPECTIVE,
-    SCOPE,
-    SUBGROUPS,
-)
+from ..tools.report._sections import MAIN_SECTIONS
 from ..tools.report._sections.base import Section, models_besides_chance
+from ..tools.report._sections.scope import SECTION as SCOPE
 from ..tools.report._table import Table
 
 if TYPE_CHECKING:
     from ..tools.report._plot import Chart
-
-MAIN_SECTIONS = (
-    SCOPE,
-    LEADERBOARD,
-    DISTINGUISHABILITY,
-    PERSPECTIVE,
-    SUBGROUPS,
-    CAPABILITY,
-    MODE_DELTAS,
-    OPERATIONS,
-)
-"""The main task's sections in the order they are shown."""
 
 
 def sections() -> list[Section]:

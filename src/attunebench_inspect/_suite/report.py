@@ -11,7 +11,7 @@ from typing import Any
 from .. import instruments
 from .._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..data._problems import InputError
-from ..tools.report._build import Report, Scope, build_main
+from ..tools.report._build import Report, build_main
 
 
 def is_person(model: str) -> bool:
@@ -59,22 +59,12 @@ def build_report(
         is_person=is_person,
         of_run=[i.of_run for i in hooks if i.of_run is not None],
     )
-    runs, parts = list(main.report.runs), {}
+    runs, parts = list(main.scope.main.runs), {}
     for instrument in instruments.INSTRUMENTS:
         read = main.of_runs[hooks.index(instrument)] if instrument in hooks else []
-        scope = Scope(
-            main.report,
-            main.runs,
-            main.tables,
-            main.models,
-            main.kept,
-            main.settings,
-            read,
-            options,
-        )
-        reported = instrument.report(scope)
+        reported = instrument.report(replace(main.scope, of_runs=read, options=options))
         parts[instrument.name] = reported.part
         runs += reported.runs
     if where and runs and not any(main.cut):
         raise InputError(f"--where {where!r} matches no conversation in {len(main.cut)} runs")
-    return replace(main.report, runs=runs, parts=parts)
+    return replace(main.scope.main, runs=runs, parts=parts)

@@ -11,14 +11,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from . import _jsonfile as jsonfile
 from ._panas import NEGATIVE_AFFECT, PANAS_ITEMS

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 
 from .._util.files import MAX_DATA_BYTES, FileProblem, kind, lines_capped, read_capped
 from . import _jsonfile as jsonfile
@@ -175,10 +174,6 @@ def _problem_at(record: Record, loc: jsonfile.Location, found: str, expected: st
     return DataProblem(record.source, turn, field_name(rest), found, expected, _id_of(record))
 
 
-def _problem_from(record: Record, error: ErrorDetails) -> DataProblem:
-    return _problem_at(record, tuple(error["loc"]), found_in(error), expected_in(error))
-
-
 def _located(record: Record, findings: list[jsonfile.Finding]) -> list[DataProblem]:
     return [_problem_at(record, f.loc, f.found, f.expected) for f in findings]
 
@@ -259,7 +254,9 @@ def _add_record(
     try:
         conv = Conversation.model_validate(item.raw)
     except ValidationError as ex:
-        result.problems.extend(_problem_from(item, e) for e in ex.errors())
+        result.problems.extend(
+            _problem_at(item, tuple(e["loc"]), found_in(e), expected_in(e)) for e in ex.errors()
+        )
         return
     result.warnings.extend(conversation_warnings(conv, codebook, item.source))
     problems = check_conversation(conv, codebook, item.source)

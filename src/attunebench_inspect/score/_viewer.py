@@ -5,12 +5,7 @@ labelled as the report labels it; a sample's Scores panel opens as a sortable gr
 
 from __future__ import annotations
 
-from inspect_ai.viewer import (
-    SampleScoreView,
-    TaskSamplesColumn,
-    TaskSamplesView,
-    ViewerConfig,
-)
+from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._catalog import of_family
 from ._counts import COUNTS, VALUE_COUNTS

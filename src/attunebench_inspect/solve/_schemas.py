@@ -108,14 +108,11 @@ def shape_of(model: type[BaseModel]) -> str:
     if hint is not None:
         (value,) = {_value_shape(f.annotation) for f in fields.values()}
         return "{" + json.dumps(f"<{hint}>") + f": {value}, ...}}"
-    return (
-        "{"
-        + ", ".join(
-            f"{json.dumps(name, ensure_ascii=False)}: {_value_shape(f.annotation)}"
-            for name, f in fields.items()
-        )
-        + "}"
+    shown = ", ".join(
+        f"{json.dumps(name, ensure_ascii=False)}: {_value_shape(f.annotation)}"
+        for name, f in fields.items()
     )
+    return "{" + shown + "}"
 
 
 def answer_object(name: str, fields: dict[str, Any], base: type[Answer] = Answer) -> type[Answer]:

@@ -36,20 +36,9 @@ from ._call_record import CallRecord, CallType
 from ._credentials import warn_credentials
 from ._judges import checked_panel, judge_draft, made_in_eval, say_self_judging
 from ._modes import ModeSpec
-from ._provider_rules import (
-    AnswerFormat,
-    blocks,
-    breakpoints,
-    request_policy,
-)
+from ._provider_rules import AnswerFormat, blocks, breakpoints, request_policy
 from ._schedule import CallKey, Schedule, after, resolve_schedule
-from ._schemas import (
-    CallSchema,
-    binary_hp_schema,
-    emotion_schema,
-    pairwise_schema,
-    post_schema,
-)
+from ._schemas import CallSchema, binary_hp_schema, emotion_schema, pairwise_schema, post_schema
 from ._store import mark_epoch, save_walk
 from ._summary import summarise
 

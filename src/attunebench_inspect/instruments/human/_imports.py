@@ -24,12 +24,7 @@ from ...score._conversation import EVALUATED_CALLS
 from ...solve._store import read_walk
 from ...tools.report._log_fields import local_path, read_header
 from ...tools.report._logs import read_runs
-from ._answers import (
-    Answers,
-    AnswersError,
-    problems_with_data,
-    read_answers,
-)
+from ._answers import Answers, AnswersError, problems_with_data, read_answers
 from ._export import page_data
 
 

@@ -26,23 +26,13 @@ def _human_row(h: HumanComparison) -> list[Cell]:
 
 
 def _tables(report: Report) -> list[Table]:
-    """Humans beside models, where the logs have a human run."""
     humans = sorted({r.model for r in report.runs if is_human(r.model)})
     if not humans:
         return []
     return [
         Table(
             "Humans beside models, on the conversations both answered (95% bootstrap CI)",
-            [
-                "mode",
-                "human",
-                "model",
-                "n",
-                "metric",
-                "human",
-                "model",
-                "human - model",
-            ],
+            ["mode", "human", "model", "n", "metric", "human", "model", "human - model"],
             [_human_row(h) for h in report.part(HumanPart).human],
             "Every row is over the n conversations both the person and the model answered; the "
             "difference is paired per conversation. (few): fewer than "

@@ -7,7 +7,7 @@ from ...score._catalog import label as main_label
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section, at_version
 from ...tools.report._table import Cell, Table, ci, nothing_to_show, number
-from ._analyses import ProfilePart
+from ._analyses import ProfileCapability, ProfilePart
 from ._catalog import PROFILE_METRICS, in_groups, label
 
 PROFILE_SUMMARY = in_groups("headline", "part")
@@ -15,23 +15,22 @@ _ORDER = {s.name: i for i, s in enumerate(PROFILE_METRICS)}
 
 
 def _tables(report: Report) -> list[Table]:
-    """The profile task, where the logs have a profile run."""
-    if not report.part(ProfilePart).profile:
+    part = report.part(ProfilePart)
+    if not part.profile:
         return []
-    return [*_profile_scores(report), _profile_diagnoses(report), *_profile_capability(report)]
+    return [
+        *_profile_scores(report),
+        _profile_diagnoses(report),
+        *map(_profile_capability, part.profile_capability),
+    ]
 
 
 def _profile_scores(report: Report) -> list[Table]:
     rows = report.part(ProfilePart).profile
     parts = [*PROFILE_SUMMARY, "profile_parse_failure_rate"]
-    fields = [
-        m
-        for m in sorted(
-            {m for r in rows for m in r.metrics},
-            key=lambda m: _ORDER.get(m, len(_ORDER)),
-        )
-        if m not in parts
-    ]
+    fields = sorted(
+        {m for r in rows for m in r.metrics} - set(parts), key=lambda m: _ORDER.get(m, len(_ORDER))
+    )
 
     # One column a model, as the tables below: a model's name, not its figures, sets the width.
     def scores(m: str) -> list[Cell]:
@@ -59,10 +58,7 @@ def _profile_scores(report: Report) -> list[Table]:
             "Profile prediction: every field (95% bootstrap CI)",
             ["metric", *(r.model for r in rows)],
             [
-                [
-                    label(m),
-                    *(ci(r.metrics[m]) if m in r.metrics else "-" for r in rows),
-                ]
+                [label(m), *(ci(r.metrics[m]) if m in r.metrics else "-" for r in rows)]
                 for m in fields
             ],
         ),
@@ -102,35 +98,26 @@ def _profile_diagnoses(report: Report) -> Table:
     )
 
 
-def _profile_capability(report: Report) -> list[Table]:
-    result = []
-    for split in report.part(ProfilePart).profile_capability:
-        title = (
-            "Spearman rank correlation across models: profile task vs main-task metrics "
-            f"({split.mode})"
+def _profile_capability(split: ProfileCapability) -> Table:
+    title = (
+        f"Spearman rank correlation across models: profile task vs main-task metrics ({split.mode})"
+    )
+    if len(split.models) < 3:
+        return nothing_to_show(
+            title,
+            "Needs 3 models besides chance run in the profile task and in this mode; the logs "
+            f"have {len(split.models)}.",
         )
-        if len(split.models) < 3:
-            result.append(
-                nothing_to_show(
-                    title,
-                    "Needs 3 models besides chance run in the profile task and in this mode; the "
-                    f"logs have {len(split.models)}.",
-                )
-            )
-            continue
-        result.append(
-            Table(
-                title,
-                ["profile metric", *map(main_label, split.metrics)],
-                [
-                    [label(p), *(number(split.spearman[p][m], 2) for m in split.metrics)]
-                    for p in split.profile_metrics
-                ],
-                f"Over {len(split.models)} models: {', '.join(split.models)}. '-' where "
-                "undefined (a metric constant across models).",
-            )
-        )
-    return result
+    return Table(
+        title,
+        ["profile metric", *map(main_label, split.metrics)],
+        [
+            [label(p), *(number(split.spearman[p][m], 2) for m in split.metrics)]
+            for p in split.profile_metrics
+        ],
+        f"Over {len(split.models)} models: {', '.join(split.models)}. '-' where undefined (a "
+        "metric constant across models).",
+    )
 
 
 SECTION = Section("profile", _tables)

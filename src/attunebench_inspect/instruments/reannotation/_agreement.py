@@ -13,13 +13,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ..._util.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    EMPTY,
-    Interval,
-    mean_ci,
-)
+from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
 from ...data._codebook import Codebook
 from ...data._panas import PANAS_ITEMS
 from ...data._split import GroundTruth, TurnTruth, comparison_pair

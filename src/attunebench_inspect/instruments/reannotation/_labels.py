@@ -25,13 +25,7 @@ from ...data._split import BinaryTruth, GroundTruth, TurnTruth, VisibleConversat
 from ...solve._modes import SPECS
 from ...solve._schemas import BRANCHES
 from ...solve._solver import pairwise_view
-from ..human import (
-    Answers,
-    AnswersError,
-    asked_otherwise,
-    problems_with_data,
-    read_answers,
-)
+from ..human import Answers, AnswersError, asked_otherwise, problems_with_data, read_answers
 
 logger = logging.getLogger(__name__)
 

@@ -35,15 +35,11 @@ _LABEL_FIELDS = {
 }
 
 
-_QUESTIONNAIRE = "questionnaire"
-
-
 def _task(name: str | None) -> str:
-    return TASK_LABELS.get(name, name) if name is not None else _QUESTIONNAIRE
+    return TASK_LABELS.get(name, name) if name is not None else "questionnaire"
 
 
 def _tables(report: Report) -> list[Table]:
-    """Every run against third-party labels, where the report was given answer files."""
     study = report.part(ReannotationPart).third_party
     if study is None:
         return []
@@ -165,9 +161,7 @@ def _third_party_mode(mode: ModeStudy) -> list[Table]:
     ]
     if test.information:
         tables.append(_information(mode))
-    if not test.pairs:
-        return tables
-    return tables + _rho_tables(mode) + [_pair_table(mode)]
+    return [*tables, *_rho_tables(mode), _pair_table(mode)] if test.pairs else tables
 
 
 def _information(mode: ModeStudy) -> Table:
@@ -178,7 +172,12 @@ def _information(mode: ModeStudy) -> Table:
         "conversations)",
         ["task", "labels", "kappa", "informative"],
         [
-            [_task(task), _LABEL_FIELDS.get(name, name), ci(kappa), _yes(k.informative)]
+            [
+                _task(task),
+                _LABEL_FIELDS.get(name, name),
+                ci(kappa),
+                "yes" if k.informative else "no",
+            ]
             for task, k in mode.test.information.items()
             for name, kappa in k.kappas.items()
         ],
@@ -189,16 +188,13 @@ def _information(mode: ModeStudy) -> Table:
     )
 
 
-def _yes(value: bool) -> str:
-    return "yes" if value else "no"
-
-
 def _rho_tables(mode: ModeStudy) -> list[Table]:
     test = mode.test
     names = [_task(t) for t in test.tasks]
     tables = []
     for side, title in (("own", "self labels"), ("third", "third-party labels")):
-        cells = {p.tasks: getattr(p, side) for p in test.pairs}
+        # Each pair under both orders: the matrix is symmetric.
+        cells = {t: getattr(p, side) for p in test.pairs for t in (p.tasks, p.tasks[::-1])}
         tables.append(
             Table(
                 f"The reviewer's test ({mode.mode}): Spearman rho between the tasks' model "
@@ -206,13 +202,7 @@ def _rho_tables(mode: ModeStudy) -> list[Table]:
                 f"{mode.conversations} shared conversations)",
                 ["task", *names],
                 [
-                    [
-                        names[i],
-                        *(
-                            "1" if a == b else ci(cells.get((a, b)) or cells[(b, a)], 2)
-                            for b in test.tasks
-                        ),
-                    ]
+                    [names[i], *("1" if a == b else ci(cells[a, b], 2) for b in test.tasks)]
                     for i, a in enumerate(test.tasks)
                 ],
             )
@@ -222,11 +212,8 @@ def _rho_tables(mode: ModeStudy) -> list[Table]:
 
 def _pair_table(mode: ModeStudy) -> Table:
     test = mode.test
-    tested = sum(
-        1
-        for p in test.pairs
-        if p.status not in ("not separable under self labels", "no information")
-    )
+    untested = ("not separable under self labels", "no information")
+    tested = sum(p.status not in untested for p in test.pairs)
     return Table(
         f"The reviewer's test ({mode.mode}): each pair of tasks",
         [

@@ -11,13 +11,7 @@ from collections.abc import Sequence
 
 from ...score._panel import ANSWER_DOMAIN, RATING_DOMAIN
 from ...solve._predictions import JudgeVerdict
-from ._agreement import (
-    Draft,
-    PanelData,
-    alpha,
-    judge_profile,
-    panel_data,
-)
+from ._agreement import Draft, PanelData, alpha, judge_profile, panel_data
 from ._position import consistency_point
 from ._record import StabilityRecord
 from ._retest import retest_reliability

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
+from operator import mul
 
 from ...data._codebook import Codebook
 from ...data._problems import InputError
@@ -106,17 +108,10 @@ def priced(
     return [
         PricedRow(
             r,
-            {model: run_cost(r, [_linear(cost)]) for model, cost in per_conversation.items()},
+            {model: run_cost(r, [partial(mul, cost)]) for model, cost in per_conversation.items()},
         )
         for r in rows
     ], len(estimates.ids)
-
-
-def _linear(per_conversation: float) -> Callable[[int], float]:
-    def price(conversations: int) -> float:
-        return conversations * per_conversation
-
-    return price
 
 
 def plan_rows(

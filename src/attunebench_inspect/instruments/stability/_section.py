@@ -10,8 +10,8 @@ from ..._util.verdict import cannot_decide
 from ...tools.report._analyses import PHRASING_EFFECTS
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section
-from ...tools.report._table import Cell, Table, ci, number, sentence
-from ._report import RunStability, StabilityPart
+from ...tools.report._table import Table, ci, number, sentence
+from ._report import RankTable, RunStability, StabilityPart
 from ._retest import Icc
 from ._rules import RULES
 
@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # figures need the `plots` extra
 
 def _tables(report: Report) -> list[Table]:
     """Does the score hold still? Position and phrasing, reruns, the judge panel, ranks."""
-    runs = report.part(StabilityPart).stability
+    part = report.part(StabilityPart)
+    runs = part.stability
     if not runs:
         return []
     return [
@@ -30,12 +31,11 @@ def _tables(report: Report) -> list[Table]:
         _content(runs),
         _reruns(runs),
         *_judge_tables(report),
-        *_rank_tables(report),
+        *map(_ranks, part.rank_stability),
     ]
 
 
 def _position(runs: Sequence[RunStability]) -> Table:
-    """Where the pairwise choices fall: the earlier-shown share and its test."""
     return Table(
         "Stability: does the answer follow the content? Where the pairwise choices fall",
         ["mode", "model", "choices", "earlier-shown share [95% CI]", "permutation p", "verdict"],
@@ -55,7 +55,6 @@ def _position(runs: Sequence[RunStability]) -> Table:
 
 
 def _position_shares(runs: Sequence[RunStability]) -> Table:
-    """Each display position's share of the choices."""
     return Table(
         "Stability: pairwise choices by display position (95% bootstrap CI over conversations)",
         ["mode", "model", "position", "share of choices", "expected if blind to position"],
@@ -69,7 +68,6 @@ def _position_shares(runs: Sequence[RunStability]) -> Table:
 
 
 def _content(runs: Sequence[RunStability]) -> Table:
-    """The same choice in another order, the same answer in another phrasing."""
     return Table(
         "Stability: does the answer follow the content? The same choice in another order, the "
         "same answer in another phrasing",
@@ -194,7 +192,11 @@ def _judge_tables(report: Report) -> list[Table]:
         "Stability: each judge's leniency and collapse, beside the panel",
         ["mode", "model", "judge (role)", "criterion", "drafts", "mean rating", "panel mean",
          "modal share", "collapsed"],
-        _leniency_rows(judged),
+        [[r.mode, r.model, f"{j.model} ({j.role})", _criterion(j.criterion), j.profile.drafts,
+          number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
+          j.profile.verdict]
+         for r in judged
+         for j in r.judge_leniency],
         sentence(RULES["judge_collapse"]) + ". A judge of the evaluated model or its family: the "
         "self-judging table.",
         empty="No judged run in these logs.",
@@ -221,47 +223,28 @@ def _judge_tables(report: Report) -> list[Table]:
     ]
 
 
-def _leniency_rows(judged: Sequence[RunStability]) -> list[list[Cell]]:
-    """Each judge of each run on each criterion."""
-    rows: list[list[Cell]] = [
-        [r.mode, r.model, f"{j.model} ({j.role})", _criterion(j.criterion), j.profile.drafts,
-         number(j.profile.mean, 2), number(j.panel_mean, 2), number(j.profile.modal_share),
-         j.profile.verdict]
-        for r in judged
-        for j in r.judge_leniency
-    ]  # fmt: skip
-    return rows
-
-
-def _rank_tables(report: Report) -> list[Table]:
-    result = []
-    for ranks in report.part(StabilityPart).rank_stability:
-        pairs = [(i, j) for i in range(len(ranks.models)) for j in range(i + 1, len(ranks.models))]
-        settled = sum(ranks.settled[i][j] for i, j in pairs)
-        result.append(
-            Table(
-                f"Stability: rank stability ({ranks.mode}), {settled} of {len(pairs)} pairs "
-                "settled",
-                ["higher", "Composite", "lower", "Composite", "order holds in", "verdict"],
-                [
-                    [
-                        ranks.models[i],
-                        number(ranks.estimates[i], 2),
-                        ranks.models[j],
-                        number(ranks.estimates[j], 2),
-                        number(ranks.holds[i][j]),
-                        ranks.verdicts[i][j],
-                    ]
-                    for i, j in pairs
-                ],
-                f"{sentence(ranks.rule)}; {ranks.resamples} replicates, {ranks.shared} "
-                "conversations every "
-                "model has"
-                + ("" if ranks.epochs_resampled else " (one epoch: conversations only)")
-                + ".",
-            )
-        )
-    return result
+def _ranks(ranks: RankTable) -> Table:
+    pairs = [(i, j) for i in range(len(ranks.models)) for j in range(i + 1, len(ranks.models))]
+    settled = sum(ranks.settled[i][j] for i, j in pairs)
+    return Table(
+        f"Stability: rank stability ({ranks.mode}), {settled} of {len(pairs)} pairs settled",
+        ["higher", "Composite", "lower", "Composite", "order holds in", "verdict"],
+        [
+            [
+                ranks.models[i],
+                number(ranks.estimates[i], 2),
+                ranks.models[j],
+                number(ranks.estimates[j], 2),
+                number(ranks.holds[i][j]),
+                ranks.verdicts[i][j],
+            ]
+            for i, j in pairs
+        ],
+        f"{sentence(ranks.rule)}; {ranks.resamples} replicates, {ranks.shared} conversations "
+        "every model has"
+        + ("" if ranks.epochs_resampled else " (one epoch: conversations only)")
+        + ".",
+    )
 
 
 def _charts(report: Report, mode: str) -> Iterator[Chart]:

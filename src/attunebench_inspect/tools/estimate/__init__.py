@@ -1,26 +1,17 @@
 """Calls, tokens and the bill of a run, known before it starts (`attunebench estimate`)."""
 
-from ._bill import ModeEstimate, Plan, Prices, RunBill, bills
-from ._breakdown import KINDS, Breakdown
-from ._cache.count import TOKENIZERS, TokenizerMissing, default_tokenizer
+from ._bill import Plan, Prices, bills
+from ._cache.count import TokenizerMissing, default_tokenizer
 from ._cli import add_estimate
-from ._command import Estimates, PricedTask, estimate_modes, to_json, to_terminal
+from ._command import PricedTask, estimate_modes
 
 __all__ = [
-    "KINDS",
-    "TOKENIZERS",
-    "Breakdown",
-    "Estimates",
-    "ModeEstimate",
     "Plan",
     "PricedTask",
     "Prices",
-    "RunBill",
     "TokenizerMissing",
     "add_estimate",
     "bills",
     "default_tokenizer",
     "estimate_modes",
-    "to_json",
-    "to_terminal",
 ]

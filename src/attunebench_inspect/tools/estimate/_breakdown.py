@@ -67,14 +67,8 @@ def _template(template: str) -> re.Pattern[str]:
 
 
 _TASKS: dict[CallType, tuple[re.Pattern[str], dict[str, str]]] = {
-    "emotion": (
-        _template(prompts.EMOTION_TASK),
-        {"questions": OBSERVER, "shape": SHAPE},
-    ),
-    "binary_hp": (
-        _template(prompts.BINARY_HP_TASK),
-        {"questions": HP_FACING, "shape": SHAPE},
-    ),
+    "emotion": (_template(prompts.EMOTION_TASK), {"questions": OBSERVER, "shape": SHAPE}),
+    "binary_hp": (_template(prompts.BINARY_HP_TASK), {"questions": HP_FACING, "shape": SHAPE}),
     "pairwise": (
         _template(prompts.PAIRWISE_TASK),
         {"responses": CANDIDATES, "comparisons": COMPARISONS, "shape": SHAPE},
@@ -109,13 +103,9 @@ def message_spans(call: CallType, index: int, role: str, text: str) -> list[Span
         return [(len(text), TRANSCRIPT)]
     if index > 2:  # a repair round
         return [(len(text), TASK)]
-    if call == "judge":
-        return [(len(text), JUDGE)]
-    if call == "post":
-        return [(len(text), POST)]
     if call in _TASKS:
         return _task_spans(call, text)
-    return [(len(text), TASK)]
+    return [(len(text), {"judge": JUDGE, "post": POST}.get(call, TASK))]
 
 
 def _block_spans(request: Request, block: Block, first: bool) -> list[Span]:

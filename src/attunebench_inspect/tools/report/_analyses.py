@@ -24,12 +24,7 @@ from ..._util.bootstrap import (
     replicate_means,
     resample_counts,
 )
-from ...score._catalog import (
-    PILLAR_NAMES,
-    REPORTED,
-    TURN_CANONICAL,
-    spec,
-)
+from ...score._catalog import PILLAR_NAMES, REPORTED, TURN_CANONICAL, spec
 from ...solve._modes import PRIMARY
 from ._run_table import CHANCE_LABEL, RunTable
 

@@ -149,12 +149,8 @@ OfRun = Callable[[Run, RunTable, analyses.Settings], Any]
 class MainBuild:
     """The main task's part of a report, and what the instruments' parts are built from."""
 
-    report: Report
-    runs: list[Run]
-    tables: list[RunTable]
-    models: list[RunTable]
-    kept: Callable[[RunTable], RunTable]
-    settings: analyses.Settings
+    scope: Scope
+    """Without what the instruments read of each run, and without the options."""
     of_runs: list[list[Any]]
     """Per hook given, what it read of each main-task run."""
     cut: list[int]
@@ -272,7 +268,7 @@ def build_main(
         compared=scope,
         notice=SYNTHETIC if any(c.synthetic for c in scope) else "",
     )
-    return MainBuild(report, runs, tables, models, kept, settings, read, cut)
+    return MainBuild(Scope(report, runs, tables, models, kept, settings), read, cut)
 
 
 def _where(

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, mean_ci
+from ...score._catalog import PILLAR_NAMES
 from ...score._metrics import composite, nanmean
 from ._logs import COMPOSITE_SCORER, Run, score_values
 
@@ -21,15 +22,10 @@ class RunComposite:
 
 def conversation_composites(run: Run) -> dict[str, float]:
     """Per conversation: the Composite from its pillars, averaged over epochs."""
-    result: dict[str, float] = {}
-    for sample_id, epochs in score_values(run.scored(), COMPOSITE_SCORER).items():
-        result[sample_id] = nanmean(
-            [
-                composite(e["emotion_pillar"], e["evaluation_pillar"], e["holistic_pillar"])
-                for e in epochs
-            ]
-        )
-    return result
+    return {
+        sample_id: nanmean([composite(*(e[p] for p in PILLAR_NAMES)) for e in epochs])
+        for sample_id, epochs in score_values(run.scored(), COMPOSITE_SCORER).items()
+    }
 
 
 def logged_composite(run: Run) -> float | None:

@@ -57,13 +57,7 @@ def metrics_frame(
     a verdict per run (`verdict_runs`, by their task metadata) are left out."""
     try:
         import pandas as pd
-        from inspect_ai.analysis import (
-            EvalInfo,
-            EvalModel,
-            SampleColumn,
-            SampleSummary,
-            samples_df,
-        )
+        from inspect_ai.analysis import EvalInfo, EvalModel, SampleColumn, SampleSummary, samples_df
     except ImportError as ex:  # pragma: no cover - depends on the environment
         raise analysis_missing("metrics_df", ex) from None
 

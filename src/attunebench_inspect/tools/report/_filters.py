@@ -39,10 +39,7 @@ name -> expression)."""
 
 NESTED = ("demographics", "computed_scores")
 """Facts that are objects: a filter names one of their keys (`demographics.gender`)."""
-KNOWN_FIELDS = (
-    *(f"{k}.<key>" if k in NESTED else k for k in SUBGROUP_KEYS),
-    "group",
-)
+KNOWN_FIELDS = (*(f"{k}.<key>" if k in NESTED else k for k in SUBGROUP_KEYS), "group")
 
 _CLAUSE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(!=|>=|<=|=|>|<|~)\s*(.*?)\s*$")
 

@@ -190,8 +190,8 @@ def _member(location: str, name: str) -> bytes | None:
     """A JSON member of a local .eval log (parsed by pydantic straight from bytes, which skips
     the fields the models leave out), None where the log is remote, another format, or
     has no such member yet (a running log)."""
-    path = _local_file(location)
-    if path is None or path.suffix != ".eval":
+    path = local_path(location)
+    if path is None or path.suffix != ".eval" or not path.is_file():
         return None
     with zipfile.ZipFile(path) as archive:
         if name not in archive.namelist():
@@ -211,8 +211,3 @@ def local_path(location: str) -> Path | None:
     if len(parsed.scheme) <= 1:  # no scheme, or a Windows drive letter
         return Path(location)
     return None
-
-
-def _local_file(location: str) -> Path | None:
-    path = local_path(location)
-    return path if path is not None and path.is_file() else None

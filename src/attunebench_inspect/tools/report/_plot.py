@@ -37,39 +37,20 @@ if TYPE_CHECKING:  # newer than the oldest matplotlib the `plots` extra allows
 
 DPI = 100
 """Figure inches to CSS pixels: a figure WIDTH inches wide is shown WIDTH * 100 px wide."""
-
-
 PNG_DPI = 200
 """Twice the CSS size, so PNGs stay sharp on high-density screens and when zoomed."""
-
-
 WIDTH = 11.0
 """Full-width figures: 1100 px, inside the page's 1200 px column at a 1280 px window."""
-
-
 NAME_CHARS = 36
 """Longer model names are shortened in the middle, where provider/name/date prefixes and
 suffixes are least telling."""
-
-
 MINUS = "\N{MINUS SIGN}"
-
-
 NO_VALUE = "\N{EN DASH}"
-
-
 BAR = "#3566a8"
-
-
 CHANCE = "#a0a0a0"
-
-
 SERIES = ("#3566a8", "#d1792b", "#3f9a58", "#b7443e", "#7a5aa6", "#8c6d3f", "#c2578f", "#4d4d4d")
-
-
 MARKERS = "osD^v"
 """With more models than colours, the marker tells repeated colours apart."""
-
 
 STYLE: dict[RcKeyType, Any] = {
     "font.size": 10,
@@ -239,9 +220,7 @@ def two_series(ax: Axes, first: Series, second: Series) -> None:
 
 def write_pngs(charts: Sequence[Chart], folder: Path) -> list[Path]:
     output_folder(folder)
-    written = []
-    for chart in charts:
-        path = folder / f"{chart.name}.png"
+    paths = [folder / f"{chart.name}.png" for chart in charts]
+    for chart, path in zip(charts, paths, strict=True):
         write_atomic(path, png(chart.figure))
-        written.append(path)
-    return written
+    return paths

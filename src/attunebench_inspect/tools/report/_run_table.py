@@ -224,10 +224,7 @@ def run_table(run: Run) -> RunTable:
         for summary in epochs:
             for number, values in _turns(summary).items():
                 turns[number].append(values)
-        token_sums: dict[str, int] = defaultdict(int)
-        for summary in epochs:
-            for k, v in _sum(summary.model_usage.values()).items():
-                token_sums[k] += v
+        token_sums = _sum(u for summary in epochs for u in summary.model_usage.values())
         conversations[sample_id] = Conversation(
             id=sample_id,
             values=mean_dicts([_values(s) for s in epochs]),

@@ -1,8 +1,6 @@
 """The main task's sections of the report, one module a section: its tables and its figures.
-The suite lists them with the instruments' (_suite/render.py)."""
+The suite places the instruments' among them (_suite/render.py)."""
 
-from .._build import Beside
-from .base import Section
 from .capability import SECTION as CAPABILITY
 from .distinguishability import SECTION as DISTINGUISHABILITY
 from .leaderboard import SECTION as LEADERBOARD
@@ -12,15 +10,16 @@ from .perspective import SECTION as PERSPECTIVE
 from .scope import SECTION as SCOPE
 from .subgroups import SECTION as SUBGROUPS
 
-__all__ = [
-    "CAPABILITY",
-    "DISTINGUISHABILITY",
-    "LEADERBOARD",
-    "MODE_DELTAS",
-    "OPERATIONS",
-    "PERSPECTIVE",
-    "SCOPE",
-    "SUBGROUPS",
-    "Beside",
-    "Section",
-]
+MAIN_SECTIONS = (
+    SCOPE,
+    LEADERBOARD,
+    DISTINGUISHABILITY,
+    PERSPECTIVE,
+    SUBGROUPS,
+    CAPABILITY,
+    MODE_DELTAS,
+    OPERATIONS,
+)
+"""The main task's sections in the order they are shown."""
+
+__all__ = ["MAIN_SECTIONS"]

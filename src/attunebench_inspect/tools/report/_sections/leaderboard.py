@@ -22,13 +22,7 @@ def _tables(report: Report) -> list[Table]:
     board = Table(
         f"Leaderboard{at_version(report)}: Composite and pillars "
         "(95% bootstrap CI over conversations)",
-        [
-            "mode",
-            "model",
-            "n",
-            *map(label, ("composite", *PILLARS)),
-            *(b.column for b in beside),
-        ],
+        ["mode", "model", "n", *map(label, ("composite", *PILLARS)), *(b.column for b in beside)],
         [
             [
                 r.mode,

@@ -14,17 +14,13 @@ if TYPE_CHECKING:  # figures need the `plots` extra
     from .._plot import Chart
 
 
-def _left_out(report: Report) -> list[str]:
-    compared = {(s.model, s.mode) for s in report.subgroups}
-    return [
-        f"{r.model} ({r.mode})" for r in report.leaderboard if (r.model, r.mode) not in compared
-    ]
-
-
 def _tables(report: Report) -> list[Table]:
     if not report.compare:
         return []
-    left_out = _left_out(report)
+    compared = {(s.model, s.mode) for s in report.subgroups}
+    left_out = [
+        f"{r.model} ({r.mode})" for r in report.leaderboard if (r.model, r.mode) not in compared
+    ]
     where = f" among the conversations where {report.where}" if report.where else ""
     why = (
         f"no conversation in the subgroup, or none in the rest{where}: {', '.join(left_out)}"
