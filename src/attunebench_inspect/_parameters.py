@@ -35,6 +35,9 @@ def _eval_yaml_version() -> str:
 
 
 TASK_VERSION = _eval_yaml_version()
+CONTROL_SAMPLES = "control_samples"
+"""Task metadata: the IDs of samples a task runs beside its data set's conversations (the
+likelihood method's never-published controls); a run's conversations leave them out."""
 """From eval.yaml. The number changes when scores stop being comparable with earlier ones, the
 letter when only the interface changes (README, Changelog)."""
 
@@ -130,8 +133,11 @@ class Loaded:
             f"codebook sha256 {self.book.sha256[:12]})"
         )
 
-    def metadata(self, warnings: Sequence[DataProblem] = ()) -> dict[str, object]:
-        """The task metadata every task records: where the data came from, what was skipped."""
+    def metadata(
+        self, warnings: Sequence[DataProblem] = (), controls: Sequence[str] = ()
+    ) -> dict[str, object]:
+        """The task metadata every task records: where the data came from, what was skipped,
+        which samples are controls rather than conversations of the data set."""
         skipped: dict[str, list[str]] = {}
         for problem in self.result.problems:
             skipped.setdefault(problem.source, []).append(str(problem))
@@ -148,6 +154,7 @@ class Loaded:
             "codebook_sha256": self.book.sha256,
             "skipped_conversations": skipped,
             "data_warnings": [str(w) for w in every],
+            CONTROL_SAMPLES: sorted(controls),
         }
 
 

@@ -27,16 +27,13 @@ from inspect_ai.model import GenerateConfig, get_model
 from loopback.completions import ScriptedModel, serve_completions, tokens
 from loopback.endpoint import Endpoint, EndpointConfig
 
-from attunebench_inspect import build_report, contamination
+from attunebench_inspect import build_report, contamination, to_json
 from attunebench_inspect._suite.cli import main
 from attunebench_inspect.data import load_codebook, load_conversations, split
 from attunebench_inspect.data._problems import InputError
 from attunebench_inspect.instruments.contamination._estimate import likelihood_requests
 from attunebench_inspect.instruments.contamination._likelihood import (
     CANARY,
-    CANARY_FLOOR,
-    DECOYS,
-    MIN_TOKENS,
     ConversationLikelihood,
     canary_mean,
     conversation_likelihood,
@@ -60,6 +57,9 @@ from attunebench_inspect.instruments.contamination._likelihood_route import (
 from attunebench_inspect.instruments.contamination._recall import published_texts
 from attunebench_inspect.instruments.contamination._report import ContaminationPart
 from attunebench_inspect.instruments.contamination._rules import (
+    CANARY_FLOOR,
+    DECOYS,
+    MIN_TOKENS,
     NOT_SUSPECTED,
     SUSPECTED,
     overall,
@@ -465,6 +465,14 @@ def test_the_control_test_suspects_a_model_that_read_the_published_conversations
         SUSPECTED,
         "control",
     )
+    # The controls are not conversations of the run: a probe of the same data without them is
+    # a run over the same set, ranked beside it, not set aside as a --limit run.
+    eval(contamination(data=str(data)), model="attunebench/random", display="none",
+         log_dir=str(tmp_path / "logs"))  # fmt: skip
+    both = json.loads(to_json(build_report([tmp_path / "logs"], resamples=50)))["compared"]
+    assert [(c["task"], c["conversations"], c["runs"], c["set_aside"]) for c in both] == [
+        ("contamination", 3, 2, 0)
+    ]
     unread = _probe(
         tmp_path,
         ScriptedModel(read=[CANARY]),

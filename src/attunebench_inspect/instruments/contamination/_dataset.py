@@ -26,19 +26,7 @@ from ._layout import (
     control_texts,
     layout_instances,
 )
-from ._likelihood import (
-    CANARY,
-    CANARY_FLOOR,
-    CANARY_SKIP,
-    CONTROL_RULE,
-    DECOY_RULE,
-    DECOYS,
-    K_SHARE,
-    MIN_TOKENS,
-    decoy_ids,
-    decoy_window,
-)
-from ._likelihood import METHOD as LIKELIHOOD_METHOD
+from ._likelihood import CANARY, CANARY_SKIP, decoy_ids, decoy_window
 from ._likelihood_route import (
     CONTROL_KEY,
     LIKELIHOOD_KEY,
@@ -49,15 +37,22 @@ from ._likelihood_route import (
 from ._recall import TEXT_FIELDS, published_texts
 from ._rules import (
     ALPHA,
+    CANARY_FLOOR,
+    CONTROL_RULE,
+    DECOY_RULE,
+    DECOYS,
     ECHO_MIN_WORDS,
     EXACT_NEEDED,
     GUIDED,
+    K_SHARE,
     LABELS_NEEDED,
     LABELS_RULE,
     LAYOUT,
     LAYOUT_RULE,
     LIKELIHOOD,
+    LIKELIHOOD_METHOD,
     MIN_INSTANCES,
+    MIN_TOKENS,
     NEAR_EXACT_NEEDED,
     NEAR_EXACT_ROUGE_L,
     OVERALL_RULE,

@@ -62,46 +62,26 @@ from ..._util.bootstrap import DEFAULT_SEED
 from ..._util.verdict import cannot_decide
 from ...data._split import VisibleConversation
 from ._layout import CUT_KEY, document
-from ._rules import ALPHA, MIN_CONVERSATIONS, NOT_SUSPECTED, SUSPECTED, unanswered
+from ._rules import (
+    ALPHA,
+    CANARY_FLOOR,
+    CONTROL_RULE,
+    DECOY_RULE,
+    DECOYS,
+    K_SHARE,
+    MIN_CONVERSATIONS,
+    MIN_TOKENS,
+    NOT_SUSPECTED,
+    SUSPECTED,
+    unanswered,
+)
 
-K_SHARE = 0.2
-"""Min-K% Prob's share of lowest-probability tokens (Shi et al.'s recommended k = 20%)."""
-MIN_TOKENS = 16
-"""Token log-probabilities a text needs to be scored (a short text's 20% is a token or two)."""
 PERMUTATIONS = 10_000
 """Arrangements of the control test: all of them up to this many, else this many at random."""
-DECOYS = 19
-"""Random UUIDs each conversation's real ID is ranked among (20 IDs: a rank p of 1/20 each)."""
 CANARY = ", ".join(str(n) for n in range(1, 61))
 """The route check's text: 1, 2, 3, ..., 60."""
 CANARY_SKIP = 10
 """The canary's first token log-probabilities left out (the sequence is not yet evident)."""
-CANARY_FLOOR = -1.0
-"""The canary's least mean log-probability (nats per token) from its CANARY_SKIP-th token on."""
-
-METHOD = "Min-K% Prob (Shi et al., ICLR 2024), k = 20%"
-_ROUTE = (
-    f"cannot decide where the provider returns no log-probability of a given text (left out of "
-    f"the overall verdict), where its log-probabilities fail the route check (mean under "
-    f"{CANARY_FLOOR} nats per token on a counting sequence)"
-)
-CONTROL_RULE = (
-    f"each published text's {METHOD}: the mean of its lowest {K_SHARE:.0%} token "
-    f"log-probabilities (texts with at least {MIN_TOKENS}), averaged per conversation; "
-    f"{_ROUTE}, with fewer than {MIN_CONVERSATIONS} published or control conversations scored, "
-    f"or where no arrangement can reach alpha {ALPHA}; else suspected if the published "
-    f"conversations' mean exceeds the never-published control conversations' by a one-sided "
-    f"two-sample permutation test over conversations at alpha {ALPHA}; else not suspected"
-)
-"""The control test's rule as it is printed beside its verdict."""
-DECOY_RULE = (
-    f"each conversation's document start in the files' layout scored under its real ID and "
-    f"{DECOYS} random UUIDs (the log-probability of the tokens after the ID line); {_ROUTE}, "
-    f"where a conversation ID is not a random UUID (version 4), or where no outcome can reach "
-    f"alpha {ALPHA} (fewer than 2 conversations); else suspected if the real IDs rank above "
-    f"their decoys by the exact test of the sum of ranks at alpha {ALPHA}; else not suspected"
-)
-"""The decoy-ID test's rule as it is printed beside its verdict."""
 
 
 # --- the statistic ------------------------------------------------------------------------------

@@ -132,6 +132,43 @@ OVERALL_RULE = (
 """How the verdict reads the sub-verdicts of the methods run (one method alone: its own)."""
 
 
+# --- the likelihood method (_likelihood.py) ---------------------------------------------------
+
+K_SHARE = 0.2
+"""Min-K% Prob's share of lowest-probability tokens (Shi et al.'s recommended k = 20%)."""
+MIN_TOKENS = 16
+"""Token log-probabilities a text needs to be scored (a short text's 20% is a token or two)."""
+DECOYS = 19
+"""Random UUIDs each conversation's real ID is ranked among (20 IDs: a rank p of 1/20 each)."""
+CANARY_FLOOR = -1.0
+"""The canary's least mean log-probability (nats per token) from its CANARY_SKIP-th token on."""
+
+LIKELIHOOD_METHOD = "Min-K% Prob (Shi et al., ICLR 2024), k = 20%"
+_ROUTE = (
+    f"cannot decide where the provider returns no log-probability of a given text (left out of "
+    f"the overall verdict), where its log-probabilities fail the route check (mean under "
+    f"{CANARY_FLOOR} nats per token on a counting sequence)"
+)
+CONTROL_RULE = (
+    f"control test: each published text's {LIKELIHOOD_METHOD}: the mean of its lowest "
+    f"{K_SHARE:.0%} token log-probabilities (texts with at least {MIN_TOKENS}), averaged per "
+    f"conversation; "
+    f"{_ROUTE}, with fewer than {MIN_CONVERSATIONS} published or control conversations scored, "
+    f"or where no arrangement can reach alpha {ALPHA}; else suspected if the published "
+    f"conversations' mean exceeds the never-published control conversations' by a one-sided "
+    f"two-sample permutation test over conversations at alpha {ALPHA}; else not suspected"
+)
+"""The control test's rule as it is printed beside its verdict."""
+DECOY_RULE = (
+    f"decoy-ID test: each conversation's document start in the files' layout scored under its "
+    f"real ID and {DECOYS} random UUIDs (the log-probability of the tokens after the ID line); "
+    f"{_ROUTE}, where a conversation ID is not a random UUID (version 4), or where no outcome "
+    f"can reach alpha {ALPHA} (fewer than 2 conversations); else suspected if the real IDs rank "
+    f"above their decoys by the exact test of the sum of ranks at alpha {ALPHA}; else not suspected"
+)
+"""The decoy-ID test's rule as it is printed beside its verdict."""
+
+
 def unanswered(provider: str) -> str:
     """The likelihood method's sub-verdict where `provider` cannot answer it."""
     return cannot_decide(f"{provider} {NO_TEXT_LOGPROBS}")

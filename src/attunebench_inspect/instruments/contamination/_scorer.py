@@ -31,11 +31,12 @@ from ._dataset import CONTROL_TEXTS_KEY, METHODS_KEY, labels_of
 from ._instances import Instance
 from ._labels import label_result
 from ._layout import LayoutInstance, continuation, layout_run
-from ._likelihood import DECOYS, ConversationLikelihood, conversation_likelihood, route_check
+from ._likelihood import ConversationLikelihood, conversation_likelihood, route_check
 from ._likelihood_route import LikelihoodStore, is_control, plan_of
 from ._overlap import Overlap
 from ._recall import Recall, recalled
 from ._rules import (
+    DECOYS,
     GUIDED,
     NO_TEXT_LOGPROBS,
     RECALL_RUN_WORDS,

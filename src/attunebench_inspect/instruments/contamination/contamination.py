@@ -76,7 +76,11 @@ def contamination(
             version=TASK_VERSION,
             continue_on_fail=True,
             metadata={
-                **loaded.metadata(),
+                **loaded.metadata(
+                    controls=[c.conversation.conversationId for c in control.result.conversations]
+                    if control
+                    else ()
+                ),
                 "seed": seed,
                 METHODS_KEY: chosen,
                 "likelihood_control": str(control.source.conversations) if control else None,

@@ -22,6 +22,7 @@ from urllib.request import url2pathname
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from ..._parameters import CONTROL_SAMPLES
 from ..._util.files import MAX_DATA_BYTES
 
 MAX_MEMBER_BYTES = MAX_DATA_BYTES
@@ -158,10 +159,11 @@ class RunHeader(_Record):
     def conversations(self) -> ConversationSet:
         """What the run covered: a `--limit` or `--sample-id` run covers fewer conversations
         than its data set has, and another data set other ones."""
-        dataset = self.eval.dataset
+        dataset, metadata = self.eval.dataset, self.eval.metadata or {}
+        controls = {str(i) for i in metadata.get(CONTROL_SAMPLES, ())}
         return ConversationSet(
-            str((self.eval.metadata or {}).get("data_sha256", "")),
-            frozenset(str(i) for i in dataset.sample_ids or ()),
+            str(metadata.get("data_sha256", "")),
+            frozenset(str(i) for i in dataset.sample_ids or ()) - controls,
             dataset.name or "",
         )
 
