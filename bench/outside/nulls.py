@@ -108,15 +108,18 @@ def own_labels(c, cb):
     return {"turns": turns, "post": post}
 
 
-def copier(convs, cb, rng, *, keep_own=None, p_keep=0.0):
+def copier(convs, cb, rng, *, keep_own=None, p_keep=0.0, population=None):
     """labels_of for an annotator who takes every label (or, with keep_own, the pairwise winners
     only) from ANOTHER conversation: the same pairwise question and pair, the same binary
     question, the same turn number's mood tags, another conversation's questionnaire."""
     own = {c["conversationId"]: own_labels(c, cb) for c in convs}
     ids = list(own)
+    pop = [own_labels(c, cb) for c in population] if population else None
 
     def others(cid):
-        return [own[i] for i in ids if i != cid]
+        # population given: other people of the same population (another data set written by the
+        # same generator): base rates drawn independently of this data set's participants
+        return pop if pop else [own[i] for i in ids if i != cid]
 
     def pick_pair(cid, key):
         pool = [o["turns"][n]["pairwise"][key] for o in others(cid) for n in o["turns"]
@@ -211,17 +214,59 @@ def third_party_seed(seed, work):
     return rows
 
 
-def stability_seed(seed, work):
+def third_party_fresh_seed(seed, work):
+    """The base-rate copier again, copying from ANOTHER data set of the same population (written
+    by the same generator with another seed): exact base rates, independent of these people.
+    Reuses the model runs of the third_party check where its work folder has them."""
+    done = Path(str(work).replace("third_party_fresh", "third_party"))
+    for cand in [done] + [Path(str(done).replace("/on-tp/", f"/on-tp{k}/")) for k in (2, 3)]:
+        if (cand / "labelmap.jsonl").exists() and (cand / "logs").exists():
+            data, logs, maps = cand / "data", cand / "logs", read_label_maps(cand / "labelmap.jsonl")
+            break
+    else:
+        data = gen.write(work / "data", seed)
+        rec = work / "labelmap.jsonl"
+        rec.unlink(missing_ok=True)
+        os.environ["OUTSIDE_RECORD"] = str(rec)
+        run_eval("attunebench_inspect/default", [f"outside/{m}" for m in ORACLES], data,
+                 work / "logs")
+        os.environ.pop("OUTSIDE_RECORD")
+        logs, maps = work / "logs", read_label_maps(rec)
+    convs, cb, _ = provider.load(str(data))
+    popdir = gen.write(work / "population", 50_000 + seed)
+    pop, _, _ = provider.load(str(popdir))
+    rng = random.Random(2000 + seed)
+    f = answer_file(work / "popcopier.json", "popcopier", data, maps,
+                    copier(convs, cb, rng, population=pop))
+    rep = report_json(logs, "--codebook", data / "annotation_codebook.json", "--third-party", f)
+    return [("base-rate copier (every label from a conversation of another data set of the same "
+             "population)", rep["third_party"])]
+
+
+def stability_seed(seed, work, model="outside/longer"):
     data = gen.write(work / "data", seed)
-    run_eval("attunebench_inspect/default", ["outside/longer"], data, work / "slogs", epochs=2)
+    run_eval("attunebench_inspect/default", [model], data, work / "slogs", epochs=2)
     return report_json(work / "slogs")
 
 
-def contamination_seed(seed, work):
-    data = gen.write(work / "rdata", seed, n=6, repetitive=True)
-    run_eval("attunebench_inspect/contamination", ["outside/pattern", "outside/echo"], data,
+def contamination_seed(seed, work, repetitive=True, models=("outside/pattern", "outside/echo")):
+    data = gen.write(work / "rdata", seed, n=6, repetitive=repetitive)
+    models = [m if "{data}" not in m else None for m in models]
+    run_eval("attunebench_inspect/contamination", [m for m in models if m], data,
              work / "clogs", task_args={"seed": seed})
     return report_json(work / "clogs")
+
+
+def memorizer_seed(seed, work):
+    """Positive control: the suite's own memorizer, told our repetitive data set, must be caught."""
+    data = gen.write(work / "rdata", seed, n=6, repetitive=True)
+    os.environ["OUTSIDE_DATA"] = str(data)
+    logs = inspect_eval("attunebench_inspect/contamination", model="memorizer/recall",
+                        model_args={"data": str(data / "conversations"), "share": 0.2},  # the root is refused (README)
+                        task_args={"data": str(data), "seed": seed},
+                        log_dir=str(work / "mlogs"), display="none")
+    assert logs[0].status == "success", logs[0].error
+    return report_json(work / "mlogs")
 
 
 
@@ -263,6 +308,11 @@ def readings(line):
     elif line["check"] == "stability":
         for st in res["stability"]:
             pb = st["position_bias"]
+            if line.get("name") == "stability_earlier":  # positive control: a miss is false
+                out.append((f"positive control: stability: {st['model']} (always the earlier-shown "
+                            "reply): position bias", pb["verdict"],
+                            pb["verdict"] != "position-biased", 0.0))
+                continue
             out.append((f"stability: {st['model']} (content only, 12 dependent answers a call): "
                         "position bias", pb["verdict"], pb["verdict"] == "position-biased", 0.01))
     else:
@@ -271,6 +321,10 @@ def readings(line):
             if not c:
                 continue
             v = c["verdict"].split(":")[0]
+            if line.get("name") == "contamination_memorizer":  # positive control
+                out.append((f"positive control: contamination: {row['model']} share 0.2 on "
+                            "repeated-sentence conversations", v, v != "suspected", 0.0))
+                continue
             out.append((f"contamination: {row['model']} on {line.get('texts', 'repeated-sentence')} conversations", v,
                         v == "suspected", 0.01))
     return out
@@ -279,9 +333,14 @@ def readings(line):
 def table(paths):
     rows = defaultdict(lambda: {"verdicts": defaultdict(int), "false": 0, "seeds": 0,
                                 "alpha": 0, "k": 0, "n": 0, "seconds": 0.0})
+    seen = set()
     for p in paths:
         for ln in Path(p).read_text().splitlines():
             line = json.loads(ln)
+            key = (line.get("name", line["check"]), line["seed"])
+            if key in seen:  # a seed run twice (split runs): counted once
+                continue
+            seen.add(key)
             for null, verdict, false, alpha in readings(line):
                 r = rows[null]
                 r["alpha"] = alpha
@@ -307,11 +366,16 @@ def table(paths):
         print(f"| {null} | {vs} | {r['seeds']} | {r['false']} of {r['seeds']} | {a:g} | {tail:.3f} |")
 
 
+EXTRA = ("stability_earlier", "contamination_memorizer", "third_party_fresh", "stability_shorter",
+         "contamination_varied")  # positive controls: run with --only
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--only", choices=["third_party", "stability", "contamination"])
+    ap.add_argument("--only", nargs="*", help="some of: third_party stability contamination "
+                    "stability_shorter stability_earlier contamination_varied contamination_memorizer")
     ap.add_argument("--work", default="/tmp/outside-nulls")
     ap.add_argument("--raw", default=None, help="append each seed's raw readings to this JSONL")
     ap.add_argument("--table", nargs="*", help="only print the table of these raw JSONL files")
@@ -323,16 +387,22 @@ def main():
         a.raw = str(Path(a.work) / "raw.jsonl")
     work = Path(a.work)
     checks = {"third_party": third_party_seed, "stability": stability_seed,
-              "contamination": contamination_seed}
+              "contamination": contamination_seed,
+              "third_party_fresh": third_party_fresh_seed,
+              "stability_shorter": lambda s, w: stability_seed(s, w, "outside/shorter"),
+              "stability_earlier": lambda s, w: stability_seed(s, w, "attunebench/majority"),
+              "contamination_varied": lambda s, w: contamination_seed(s, w, repetitive=False),
+              "contamination_memorizer": memorizer_seed}
     for name, fn in checks.items():
-        if a.only and name != a.only:
+        if (a.only and name not in a.only) or (not a.only and name in EXTRA):
             continue
         for seed in range(a.first, a.first + a.seeds):
             t0 = time.time()
             w = work / name / str(seed)
             w.mkdir(parents=True, exist_ok=True)
             res = fn(seed, w)
-            line = {"check": name, "seed": seed, "seconds": round(time.time() - t0, 1),
+            line = {"check": "third_party" if name.startswith("third") else name.split("_")[0], "name": name, "seed": seed,
+                    "texts": "varied" if name == "contamination_varied" else "repeated-sentence", "seconds": round(time.time() - t0, 1),
                     "result": res}
             if a.raw:
                 with open(a.raw, "a") as f:

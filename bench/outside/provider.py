@@ -3,8 +3,8 @@
 It reads only the prompt the suite sends (and, for the oracle policies that make models of known
 skill, the tester's own conversation files named by OUTSIDE_DATA). Policies:
 
-- `outside/longer`: every comparison of a call from one reading: the longer reply wins (blind to
-  the labels' order); every other call a fixed answer.
+- `outside/longer`, `outside/shorter`: every comparison of a call from one reading: the longer
+  (shorter) reply wins, blind to the labels' order; every other call a fixed answer.
 - `outside/oracle-E-B-P-SEED`: the participant's label with probability E on the mood shift, B on
   observed behaviour, P on preferred behaviour and pairwise winners, else a random answer.
 - `outside/pattern`, `outside/echo`: contamination nulls (see contam_answer).
@@ -120,6 +120,8 @@ class Outside(ModelAPI):
             for cid, c in comps.items():
                 if pol[0] == "longer":
                     w = c["x"] if len(labels[c["x"]]) >= len(labels[c["y"]]) else c["y"]
+                elif pol[0] == "shorter":
+                    w = c["x"] if len(labels[c["x"]]) <= len(labels[c["y"]]) else c["y"]
                 else:
                     t = truth_winner(turn, c["q"], c["sx"], c["sy"])
                     if t is not None and rng.random() < p:
