@@ -281,7 +281,7 @@ def readings(line):
     """(null, verdict read, false?, alpha) for one seed's raw result."""
     out = []
     res = line["result"]
-    if line["check"] == "third_party":
+    if line["check"].startswith("third"):
         for null, tp in res:
             test = tp["modes"][0]["test"]
             verdict = test["verdict"].split(":")[0]
