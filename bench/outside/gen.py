@@ -192,8 +192,15 @@ def write(folder: Path, seed: int, n: int = 14, *, repetitive: bool = False) -> 
     (folder / "conversations").mkdir(parents=True)
     shutil.copy(CODEBOOK, folder / "annotation_codebook.json")
     start = rng.randrange(len(TOPICS))
+    firsts: list[str] = []
     for k in range(n):
         c = conversation(rng, start + k, codebook, repetitive=repetitive)
+        first = c["turns"][0]["userMessage"]
+        if any(first in f or f in first for f in firsts):
+            # two conversations must not open alike (a reader, and the human replay, tell them
+            # apart by their opening): a sentence of its own, without touching the random stream
+            c["turns"][0]["userMessage"] = first + f" This is the {k + 1}th time I have tried to write this."
+        firsts.append(c["turns"][0]["userMessage"])
         (folder / "conversations" / f"{c['conversationId']}.json").write_text(json.dumps(c, indent=1))
     return folder
 

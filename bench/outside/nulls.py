@@ -219,7 +219,7 @@ def third_party_fresh_seed(seed, work):
     by the same generator with another seed): exact base rates, independent of these people.
     Reuses the model runs of the third_party check where its work folder has them."""
     done = Path(str(work).replace("third_party_fresh", "third_party"))
-    for cand in [done] + [Path(str(done).replace("/on-tp/", f"/on-tp{k}/")) for k in (2, 3)]:
+    for cand in [done] + [Path(str(done).replace("/on-tp/", f"/on-tp{k}/")) for k in (2, 3, 4)]:
         if (cand / "labelmap.jsonl").exists() and (cand / "logs").exists():
             data, logs, maps = cand / "data", cand / "logs", read_label_maps(cand / "labelmap.jsonl")
             break
@@ -315,6 +315,11 @@ def readings(line):
                 continue
             out.append((f"stability: {st['model']} (content only, 12 dependent answers a call): "
                         "position bias", pb["verdict"], pb["verdict"] == "position-biased", 0.01))
+            from scipy.stats import chi2
+            naive = chi2.sf(pb["chi2"], 3) < 0.01 if pb.get("chi2") is not None else False
+            out.append((f"(not a verdict) {st['model']}: the same chi-square read as if the answers "
+                        "were independent (df 3), p < 0.01", "p < 0.01" if naive else "p >= 0.01",
+                        naive, 0.01))
     else:
         for row in res["contamination"]:
             c = row.get("contamination") or {}

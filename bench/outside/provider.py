@@ -45,8 +45,13 @@ def load(folder: str):
 
 def find(convs, transcript: str, turn: int):
     hits = [c for c in convs
-            if c["turns"][0]["userMessage"] in transcript
-            and len(c["turns"]) >= turn and c["turns"][turn - 1]["userMessage"] in transcript]
+            if len(c["turns"]) >= turn
+            and all(t["userMessage"] in transcript for t in c["turns"][:turn])]
+    if len(hits) > 1:
+        # one conversation's opening can stand inside another's later message: the true one's
+        # opening is the transcript's first message, so it stands earliest (then the longest)
+        hits = [min(hits, key=lambda c: (transcript.index(c["turns"][0]["userMessage"]),
+                                         -len(c["turns"][0]["userMessage"])))]
     if len(hits) != 1:
         raise RuntimeError(f"outside provider: {len(hits)} conversations match the prompt")
     return hits[0]
