@@ -24,11 +24,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import gen  # noqa: E402
-import provider  # noqa: E402,F401  (registers the `outside` model provider)
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
+if "--table" not in sys.argv:  # the table alone reads saved readings and imports no suite code
+    import provider  # noqa: E402,F401  (registers the `outside` model provider)
+    from inspect_ai import eval as inspect_eval  # noqa: E402
 
-import attunebench_inspect  # noqa: E402
+    import attunebench_inspect  # noqa: E402
 
 REPO = HERE.parents[1]
 BIN = Path(sys.executable).parent
