@@ -56,9 +56,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
-from ..._util.bootstrap import DEFAULT_SEED
 from ..._util.verdict import cannot_decide
 from ...data._split import VisibleConversation
 from ._layout import CUT_KEY, document
@@ -72,12 +70,12 @@ from ._rules import (
     MIN_CONVERSATIONS,
     MIN_TOKENS,
     NOT_SUSPECTED,
+    PERMUTATIONS,
     SUSPECTED,
+    permutation_p,
     unanswered,
 )
 
-PERMUTATIONS = 10_000
-"""Arrangements of the control test: all of them up to this many, else this many at random."""
 CANARY = ", ".join(str(n) for n in range(1, 61))
 """The route check's text: 1, 2, 3, ..., 60."""
 CANARY_SKIP = 10
@@ -307,16 +305,9 @@ def smallest_p(published: int, control: int) -> float:
 def published_above_control(published: Sequence[float], control: Sequence[float]) -> float:
     """One-sided p-value that the published scores' mean exceeds the control's, by the two-sample
     permutation test (exact where there are at most PERMUTATIONS arrangements)."""
-    result = stats.permutation_test(
-        (np.asarray(published, float), np.asarray(control, float)),
-        _difference,
-        permutation_type="independent",
-        vectorized=True,
-        n_resamples=PERMUTATIONS,
-        alternative="greater",
-        random_state=np.random.default_rng(DEFAULT_SEED),
+    return permutation_p(
+        (np.asarray(published, float), np.asarray(control, float)), _difference, "independent"
     )
-    return float(result.pvalue)
 
 
 # --- the decoy-ID test --------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -322,10 +322,20 @@ def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> f
         # The two sign patterns of one pair, counted as the test counts them (scipy's test
         # needs two observations): the observed mean or above in one of two, or in both.
         return 0.5 if difference[0] > 0 else 1.0
+    return permutation_p((difference,), _mean_of, "samples")
+
+
+def permutation_p(
+    samples: tuple[NDArray[np.float64], ...],
+    statistic: Callable[..., NDArray[np.float64]],
+    kind: Literal["samples", "independent"],
+) -> float:
+    """The one-sided ("greater") permutation p-value of `statistic` over `samples`, exact up to
+    PERMUTATIONS arrangements, else that many seeded ones (`scipy.stats.permutation_test`)."""
     result = stats.permutation_test(
-        (difference,),
-        _mean_of,
-        permutation_type="samples",
+        samples,
+        statistic,
+        permutation_type=kind,
         vectorized=True,
         n_resamples=PERMUTATIONS,
         alternative="greater",
