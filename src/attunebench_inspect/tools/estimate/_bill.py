@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, fields, replace
 from pathlib import Path
 
 from ..._util.bundled import bundled_conversations_dir
@@ -38,23 +38,14 @@ class Totals:
         self.merge(Totals(1, use.prompt, use.read, use.written, output))
 
     def merge(self, other: Totals) -> None:
-        self.calls += other.calls
-        self.input += other.input
-        self.cache_read += other.cache_read
-        self.cache_written += other.cache_written
-        self.output += other.output
+        for count in fields(self):
+            setattr(self, count.name, getattr(self, count.name) + getattr(other, count.name))
 
     def scaled(self, factor: float) -> Totals:
         """As if there were `factor` times as many conversations like these."""
         if factor == 1.0:
             return self
-        return Totals(
-            round(factor * self.calls),
-            round(factor * self.input),
-            round(factor * self.cache_read),
-            round(factor * self.cache_written),
-            round(factor * self.output),
-        )
+        return Totals(*(round(factor * count) for count in astuple(self)))
 
     @property
     def uncached(self) -> int:

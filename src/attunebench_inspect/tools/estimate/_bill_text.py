@@ -5,14 +5,22 @@ from __future__ import annotations
 import math
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from typing import TYPE_CHECKING, TypeVar
 
 from .._arguments import WIDTH
-from ._bill import ModeEstimate, Plan, Prices, RunBill, bills
-from ._cache.rules import Tokens, rules_for
+from ._bill import ModeEstimate, Prices, RunBill, bills
+from ._cache.rules import rules_for
 from ._context import ContextCheck, context_checks
 from ._tokens import FREE_TEXT_TOKENS
+
+if TYPE_CHECKING:  # `_command.py` reads this module
+    from ._command import Estimates
+
+T = TypeVar("T")
+Columns = Sequence[tuple[str, Callable[[T], str]]]
+"""A table's columns: each heading, and its cell of a row's item."""
 
 
 def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[str]:
@@ -35,22 +43,16 @@ def assumptions(tokenizer: str, estimates: Sequence[ModeEstimate] = ()) -> list[
     ]
 
 
-def bill_document(
-    estimates: list[ModeEstimate],
-    models: Sequence[tuple[str, Prices]],
-    tokens: Tokens,
-    tokenizer: str,
-    plan: Plan,
-) -> dict[str, object]:
+def bill_document(estimates: Estimates, models: Sequence[tuple[str, Prices]]) -> dict[str, object]:
     """The bill part of `attunebench estimate --format json`."""
     return {
-        "assumptions": assumptions(tokenizer, estimates),
+        "assumptions": assumptions(estimates.tokenizer, estimates.bill),
         "floor": FLOOR_NOTE,
-        "plan": asdict(plan),
+        "plan": asdict(estimates.plan),
         "prices_usd_per_million_tokens": {model: asdict(p) for model, p in models},
         "runs": [
             {**asdict(b), "read_share": b.read_share, "written_share": b.written_share}
-            for b in bills(estimates, models, tokens, plan)
+            for b in bills(estimates.bill, models, estimates.tokens, estimates.plan)
         ],
         "modes": [
             {
@@ -61,7 +63,7 @@ def bill_document(
                 "shared_share": e.shared_share,
                 "per_conversation": [asdict(t) for t in e.per_conversation],
             }
-            for e in estimates
+            for e in estimates.bill
         ],
     }
 
@@ -183,113 +185,68 @@ def sample_lines(priced: int, total: int) -> list[str]:
     ]
 
 
-def bill_lines(
-    estimates: list[ModeEstimate],
-    models: Sequence[tuple[str, Prices]],
-    tokens: Tokens,
-    tokenizer: str,
-    plan: Plan,
-    ids: Sequence[str],
-    total: int = 0,
-) -> list[str]:
-    """The bill's tables in `attunebench estimate`'s terminal output; `total`: the data set's
-    conversations where `ids` (those priced) are a sample of them."""
-    judged = "with a judge" if estimates and estimates[0].judge else "without a judge"
-    run_bills = bills(estimates, models, tokens, plan)
+def _columns(items: Sequence[T], columns: Columns[T], text_columns: int) -> list[str]:
+    """`table` of a row per item, a cell per column."""
+    rows = [[cell(item) for _, cell in columns] for item in items]
+    return table([heading for heading, _ in columns], rows, text_columns)
+
+
+_PER_CONVERSATION: Columns[ModeEstimate] = (
+    ("mode", lambda e: e.mode),
+    ("calls", lambda e: f"{e.total.calls / e.conversations:.1f}"),
+    ("input tokens", lambda e: f"{e.total.input / e.conversations:,.0f}"),
+    ("largest conv.", lambda e: f"{max(t.input for t in e.per_conversation):,}"),
+    ("largest call", lambda e: f"{max(size for size, _ in e.largest):,}"),
+    ("output (est.)", lambda e: f"{e.total.output / e.conversations:,.0f}"),
+    ("shared prefix", lambda e: percent(e.shared_share)),
+)
+_USAGE: Columns[RunBill] = (
+    ("model", lambda b: b.model),
+    ("mode", lambda b: b.mode),
+    ("conv.", lambda b: str(b.conversations)),
+    ("calls", lambda b: f"{b.calls:,}"),
+    ("input tokens", lambda b: f"{b.input_tokens:,}"),
+    ("cache read", lambda b: percent(b.read_share)),
+    ("written", lambda b: percent(b.written_share)),
+    ("output (est.)", lambda b: f"{b.output_tokens:,}"),
+)
+_COST: Columns[RunBill] = (
+    ("model", lambda b: b.model),
+    ("mode", lambda b: b.mode),
+    ("cache", lambda b: b.cache),
+    ("no cache", lambda b: _usd(b.cost_usd)),
+    ("with cache", lambda b: _usd(b.cost_usd_cache)),
+    ("batch", lambda b: _usd(b.cost_usd_batch)),
+    ("floor", lambda b: _usd(b.cost_usd_floor)),
+)
+
+
+def bill_lines(estimates: Estimates, models: Sequence[tuple[str, Prices]]) -> list[str]:
+    """The bill's tables in `attunebench estimate`'s terminal output."""
+    bill, plan, ids = estimates.bill, estimates.plan, estimates.ids
+    judged = "with a judge" if bill and bill[0].judge else "without a judge"
+    run_bills = bills(bill, models, estimates.tokens, plan)
     sent = f"{judged}; schedule {plan.schedule}, answer format {plan.answer_format}"
-    conversations = max(total, len(ids))
+    conversations = max(estimates.total, len(ids))
     return [
         *price_lines(models),
         "",
         *sample_lines(len(ids), conversations),
-        *_per_conversation_lines(estimates, judged),
+        f"Per conversation ({judged}): means, and the largest",
+        *_columns([e for e in bill if e.conversations], _PER_CONVERSATION, 1),
         "",
-        *_usage_lines(run_bills, sent),
+        f"Runs: calls and tokens ({sent})",
+        *_columns(run_bills, _USAGE, 2),
         "",
-        *_cost_lines(run_bills, sent),
+        f"Runs: cost in US dollars ({sent})",
+        *_columns(run_bills, _COST, 3),
+        *wrapped(FLOOR_NOTE),
         "",
         "Context windows (input tokens of the largest call):",
-        *context_lines(context_checks(estimates, [m for m, _ in models], ids)),
+        *context_lines(context_checks(bill, [m for m, _ in models], ids)),
         *(["", *scaled] if (scaled := deposit_lines(run_bills, conversations)) else []),
         "",
-        *(line for a in assumptions(tokenizer, estimates) for line in wrapped(a, "- ")),
-    ]
-
-
-def _per_conversation_lines(estimates: list[ModeEstimate], judged: str) -> list[str]:
-    rows = [
-        [
-            e.mode,
-            f"{e.total.calls / e.conversations:.1f}",
-            f"{e.total.input / e.conversations:,.0f}",
-            f"{max(t.input for t in e.per_conversation):,}",
-            f"{max(size for size, _ in e.largest):,}",
-            f"{e.total.output / e.conversations:,.0f}",
-            percent(e.shared_share),
-        ]
-        for e in estimates
-        if e.conversations
-    ]
-    header = [
-        "mode",
-        "calls",
-        "input tokens",
-        "largest conv.",
-        "largest call",
-        "output (est.)",
-        "shared prefix",
-    ]
-    return [
-        f"Per conversation ({judged}): means, and the largest",
-        *table(header, rows, text_columns=1),
-    ]
-
-
-def _usage_lines(run_bills: Sequence[RunBill], sent: str) -> list[str]:
-    rows = [
-        [
-            b.model,
-            b.mode,
-            str(b.conversations),
-            f"{b.calls:,}",
-            f"{b.input_tokens:,}",
-            percent(b.read_share),
-            percent(b.written_share),
-            f"{b.output_tokens:,}",
-        ]
-        for b in run_bills
-    ]
-    header = [
-        "model",
-        "mode",
-        "conv.",
-        "calls",
-        "input tokens",
-        "cache read",
-        "written",
-        "output (est.)",
-    ]
-    return [f"Runs: calls and tokens ({sent})", *table(header, rows, text_columns=2)]
-
-
-def _cost_lines(run_bills: Sequence[RunBill], sent: str) -> list[str]:
-    rows = [
-        [
-            b.model,
-            b.mode,
-            b.cache,
-            _usd(b.cost_usd),
-            _usd(b.cost_usd_cache),
-            _usd(b.cost_usd_batch),
-            _usd(b.cost_usd_floor),
-        ]
-        for b in run_bills
-    ]
-    header = ["model", "mode", "cache", "no cache", "with cache", "batch", "floor"]
-    return [
-        f"Runs: cost in US dollars ({sent})",
-        *table(header, rows, text_columns=3),
-        *wrapped(FLOOR_NOTE),
+        *(line for a in assumptions(estimates.tokenizer, bill) for line in wrapped(a, "- ")),
     ]
 
 

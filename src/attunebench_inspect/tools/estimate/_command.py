@@ -99,9 +99,7 @@ def to_json(estimates: Estimates, models: Sequence[tuple[str, Prices]], source: 
         "tokenizer": estimates.tokenizer,
     }
     if estimates.bill:
-        document |= bill_document(
-            estimates.bill, models, estimates.tokens, estimates.tokenizer, estimates.plan
-        )
+        document |= bill_document(estimates, models)
         checks = context_checks(estimates.bill, [m for m, _ in models], estimates.ids)
         document["context_windows"] = [asdict(c) for c in checks]
     if estimates.breakdown:
@@ -116,17 +114,7 @@ def to_terminal(
 ) -> str:
     parts = [wrapped(source.describe(estimates.total))]
     if estimates.bill:
-        parts.append(
-            bill_lines(
-                estimates.bill,
-                models,
-                estimates.tokens,
-                estimates.tokenizer,
-                estimates.plan,
-                estimates.ids,
-                estimates.total,
-            )
-        )
+        parts.append(bill_lines(estimates, models))
     if estimates.breakdown:
         parts.append(breakdown_lines(estimates.breakdown, estimates.tokenizer))
     return "\n\n".join("\n".join(lines) for lines in parts) + "\n"
