@@ -347,8 +347,8 @@ def capability_split(tables: Sequence[RunTable]) -> list[CapabilitySplit]:
         ranks: dict[str, dict[str, int]] = {}
         leaders: dict[str, str] = {}
         for m in metrics:
-            sign = -1 if spec(m).higher_is_better else 1
-            order = sorted(models, key=lambda x: (_or_inf(sign * means[m][x]), x))
+            better = 1 if spec(m).higher_is_better else -1
+            order = sorted(models, key=lambda x: (-or_low(better * means[m][x]), x))
             ranks[m] = {model: i + 1 for i, model in enumerate(order)}
             leaders[m] = order[0]
         spearman: dict[str, dict[str, float]] = {m: {} for m in metrics}
@@ -370,10 +370,6 @@ def any_value(values: NDArray[np.float64]) -> bool:
 def nan_mean(values: Sequence[float] | NDArray[np.float64]) -> float:
     arr = _array(values)
     return float(np.nanmean(arr)) if np.any(~np.isnan(arr)) else NAN
-
-
-def _or_inf(value: float) -> float:
-    return math.inf if math.isnan(value) else value
 
 
 def spearman_rho(a: list[float], b: list[float]) -> float:

@@ -31,6 +31,7 @@ from ._plot import (
     model_rows,
     new_figure,
     numbers_on_right,
+    points,
     scale,
     sequential,
     short,
@@ -107,14 +108,7 @@ def perspective(mode: str, gaps: Sequence[Gap]) -> Figure:
     for ax, comparison in zip(axes, comparisons, strict=True):
         found = {g.model: g.points for g in gaps if g.label == comparison}
         intervals = [found.get(m, Interval(math.nan, math.nan, math.nan, 0)) for m in models]
-        ax.errorbar(
-            [i.estimate for i in intervals],
-            range(len(models)),
-            xerr=errors(intervals),
-            fmt="o",
-            color=BAR,
-            capsize=3,
-        )
+        points(ax, intervals, BAR)
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_xlim(-reach, reach)
         ax.set_xlabel("difference (percentage points)")
@@ -198,15 +192,7 @@ def subgroup(mode: str, rows: Sequence[SubgroupRow], compare: str) -> Figure:
     figure.legend(loc="outside lower center", ncols=2)
     means.set_title("inside the subgroup and in the rest", loc="left")
     model_rows(means, models)
-    gaps = [r.difference for r in rows]
-    difference.errorbar(
-        [i.estimate for i in gaps],
-        range(len(rows)),
-        xerr=errors(gaps),
-        fmt="o",
-        color="black",
-        capsize=3,
-    )
+    points(difference, [r.difference for r in rows], "black")
     difference.axvline(0, color="black", linewidth=0.8)
     difference.set_xlabel(f"difference, subgroup {MINUS} rest ({label('composite')} points)")
     difference.set_title("difference", loc="left")

@@ -204,18 +204,29 @@ Series = tuple[str, str, Sequence[Interval]]
 """A legend name, a colour, and one interval per row."""
 
 
+def points(
+    ax: Axes,
+    intervals: Sequence[Interval],
+    colour: str,
+    shift: float = 0.0,
+    name: str | None = None,
+) -> None:
+    """Each row's estimate as a point with its interval as error bars, `shift` below the row."""
+    ax.errorbar(
+        [i.estimate for i in intervals],
+        np.arange(len(intervals)) + shift,
+        xerr=errors(intervals),
+        fmt="o",
+        color=colour,
+        capsize=3,
+        label=name,
+    )
+
+
 def two_series(ax: Axes, first: Series, second: Series) -> None:
     """Two intervals per row, the first drawn just above the row and the second just below."""
     for offset, (name, colour, intervals) in enumerate((first, second)):
-        ax.errorbar(
-            [i.estimate for i in intervals],
-            np.arange(len(intervals)) + (offset - 0.5) * 0.3,
-            xerr=errors(intervals),
-            fmt="o",
-            color=colour,
-            capsize=3,
-            label=name,
-        )
+        points(ax, intervals, colour, (offset - 0.5) * 0.3, name)
 
 
 def write_pngs(charts: Sequence[Chart], folder: Path) -> list[Path]:

@@ -1,8 +1,6 @@
 """The report's formats: each lays out the same tables (or, as JSON, the same report object)."""
 
-from .comma_separated import csv_text
-from .json_document import json_text
-from .markdown import markdown_text
+from .plain import csv_text, json_text, markdown_text
 from .terminal import terminal_text
 
 __all__ = ["csv_text", "json_text", "markdown_text", "terminal_text"]
