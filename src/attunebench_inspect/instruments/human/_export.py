@@ -119,10 +119,6 @@ def _script_json(value: Any) -> str:
     return text
 
 
-def render_page(data: dict[str, Any]) -> str:
-    return TEMPLATE.read_text(encoding="utf-8").replace(DATA_MARK, _script_json(data))
-
-
 @dataclass(frozen=True)
 class Exported:
     ids: list[str]
@@ -150,6 +146,5 @@ def export_page(
     # Said on the page, outside its digest (`page`): a page of the bundled set says that its
     # conversations are not real ones, and pages exported before still import.
     data["synthetic"] = source.bundled
-    page = render_page(data)
-    write_atomic(out, page)
+    write_atomic(out, TEMPLATE.read_text(encoding="utf-8").replace(DATA_MARK, _script_json(data)))
     return Exported(chosen, len(visible))

@@ -17,12 +17,6 @@ ProfileGroup = Literal["headline", "part", "field", "operational"]
 """The profile composite, its parts, the fields, its parse failures (the header: all but fields)."""
 ProfilePart = Literal["demographics", "scores"]
 """The parts whose fields the catalog lists (a field's `pillar`)."""
-GROUP_TEXT: dict[ProfileGroup, str] = {
-    "headline": "profile headline",
-    "part": "profile part",
-    "field": "profile field",
-    "operational": "operational",
-}
 UNPLACED_LABELS = "profile_unplaced_labels"
 """The count, in a profile score, of the participant's labels the vocabulary could not place."""
 UNPLACED_ABOUT = (
@@ -59,8 +53,9 @@ class ProfileSpec:
     @property
     def row(self) -> str:
         """Its row of METRICS.md."""
+        group = "operational" if self.group == "operational" else f"profile {self.group}"
         pillar = f", pillar {self.pillar}" if self.pillar else ""
-        return metric_row(self, GROUP_TEXT[self.group] + pillar)
+        return metric_row(self, group + pillar)
 
 
 _PROFILE_MISSING = "NaN where the participant's profile does not give it; parse failure = 0"
@@ -125,8 +120,10 @@ def _profile_part(pillar: ProfilePart, p: ProfileInputs) -> float:
 
 
 def _profile_composite(p: ProfileInputs) -> float:
-    parts = [s.value(p) for s in PROFILE_METRICS if s.group == "part" and s.value]
-    return profile.profile_composite(parts)
+    """100 x the mean of the parts that are defined (equal weights; NaN if none is)."""
+    return 100 * metrics.nanmean(
+        [s.value(p) for s in PROFILE_METRICS if s.group == "part" and s.value]
+    )
 
 
 def _profile_metrics() -> tuple[ProfileSpec, ...]:

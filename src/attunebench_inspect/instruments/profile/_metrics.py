@@ -71,8 +71,3 @@ def score_accuracy(pred: float | None, gold: float | None, low: int, high: int) 
     if pred is None:
         return 0.0
     return 1 - abs(pred - gold) / (high - low)
-
-
-def profile_composite(parts: Sequence[float]) -> float:
-    """100 x the mean of the parts that are defined (equal weights; NaN if none is)."""
-    return 100 * metrics.nanmean(parts)

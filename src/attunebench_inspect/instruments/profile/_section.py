@@ -7,10 +7,9 @@ from ...score._catalog import label as main_label
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section, at_version
 from ...tools.report._table import Cell, Table, ci, nothing_to_show, number
-from ._analyses import ProfileCapability, ProfilePart
-from ._catalog import PROFILE_METRICS, in_groups, label
+from ._analyses import PROFILE_SUMMARY, ProfileCapability, ProfilePart
+from ._catalog import PROFILE_METRICS, label
 
-PROFILE_SUMMARY = in_groups("headline", "part")
 _ORDER = {s.name: i for i, s in enumerate(PROFILE_METRICS)}
 
 

@@ -118,6 +118,10 @@ _VocabularyFile = create_model(
 )
 
 
+def _fields(model: BaseModel) -> dict[str, FieldVocabulary]:
+    return {f.name: getattr(model, f.name) for f in VOCABULARY_FIELDS}
+
+
 def labels(spec: ProfileField, value: object) -> list[tuple[int | None, str]]:
     """A participant's labels of a vocabulary field, each with its index in a multi-select
     field's list (None for a single value); "None of the above" is the empty set, no label."""
@@ -147,20 +151,9 @@ class Vocabulary:
     """The file's oddities that do not stop it being used (keys given twice)."""
 
     @classmethod
-    def of(cls, data: object, path: str = "", sha256: str = "") -> Vocabulary:
+    def of(cls, data: object) -> Vocabulary:
         """A vocabulary from its JSON value (raises pydantic's ValidationError)."""
-        return cls._read(_VocabularyFile.model_validate(data), path, sha256)
-
-    @classmethod
-    def _read(
-        cls,
-        model: BaseModel,
-        path: str,
-        sha256: str,
-        warnings: tuple[DataProblem, ...] = (),
-    ) -> Vocabulary:
-        fields = {f.name: getattr(model, f.name) for f in VOCABULARY_FIELDS}
-        return cls(fields, path, sha256, warnings)
+        return cls(_fields(_VocabularyFile.model_validate(data)))
 
     def dump(self) -> dict[str, Any]:
         """The JSON value it was read from, as far as the task reads it (`of` reads it back)."""
@@ -197,7 +190,7 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
     """Load and check a vocabulary file (the bundled one when `path` is None)."""
     file = Path(path) if path is not None else bundled_vocabulary_path()
     loaded = jsonfile.load_document(file, "vocabulary", _VocabularyFile)
-    return Vocabulary._read(loaded.value, str(file), loaded.sha256, loaded.warnings)
+    return Vocabulary(_fields(loaded.value), str(file), loaded.sha256, loaded.warnings)
 
 
 def vocabulary_warnings(loaded: LoadedConversation, vocabulary: Vocabulary) -> list[DataProblem]:
