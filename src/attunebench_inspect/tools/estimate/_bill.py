@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import astuple, dataclass, field, fields, replace
 from pathlib import Path
 
@@ -15,11 +15,10 @@ from ...data._codebook import Codebook
 from ...data._load import load_conversations, load_sample
 from ...data._problems import InputError
 from ...data._split import VisibleConversation, split
-from ...solve._modes import Mode, mode_spec
 from ...solve._provider_rules import AnswerFormat, schema_in_cache_key
 from ...solve._schedule import Schedule
 from ._cache.rules import SHARED, CacheRules, CacheUse, Tokens, rules_for
-from ._capture import Request, capture
+from ._capture import Request
 from ._tokens import Through, output_tokens, through_cache, uses
 
 PER = 1_000_000
@@ -190,18 +189,6 @@ def visible_conversations(
     source = Path(data) if data is not None else bundled_conversations_dir()
     loaded = load_conversations(source, codebook, hint=hint).conversations
     return [split(c.conversation)[0] for c in loaded]
-
-
-def captured(
-    conversations: list[VisibleConversation],
-    codebook: Codebook,
-    modes: Sequence[Mode],
-    judge: bool,
-    progress: Callable[[str], None] | None = None,
-) -> Iterator[tuple[Mode, list[list[Request]]]]:
-    """Per mode, the requests of every conversation, built offline by the solver's walk."""
-    for mode in modes:
-        yield mode, capture(conversations, codebook, mode_spec(mode), judge, progress)
 
 
 STRUCTURAL = Through(SHARED, "prefix_first", schema=False)

@@ -9,13 +9,13 @@ from dataclasses import asdict, dataclass, field
 
 from ...data._codebook import Codebook
 from ...data._source import DataSource
-from ...solve._modes import Mode
-from ._bill import ModeEstimate, Plan, Prices, captured, mode_estimate, priced_conversations
+from ...solve._modes import Mode, mode_spec
+from ._bill import ModeEstimate, Plan, Prices, mode_estimate, priced_conversations
 from ._bill_text import bill_document, bill_lines, wrapped
 from ._breakdown import Breakdown, breakdown_document, breakdown_lines, mode_breakdown
 from ._cache.count import counter
 from ._cache.rules import Tokens
-from ._capture import Request
+from ._capture import Request, capture
 from ._context import context_checks
 
 
@@ -72,7 +72,9 @@ def estimate_modes(
     estimates.ids = [c.conversation_id for c in loaded]
     estimates.total = priced.total
     said = progress if priced.scale != 1.0 else None
-    for mode, conversations in captured(loaded, codebook, modes, judge, said):
+    for mode in modes:
+        # Every request of every conversation, built offline by the solver's walk.
+        conversations = capture(loaded, codebook, mode_spec(mode), judge, said)
         if bill:
             estimate = mode_estimate(mode, judge, conversations, estimates.tokens)
             estimate.scale = priced.scale

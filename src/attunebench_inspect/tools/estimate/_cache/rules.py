@@ -143,7 +143,6 @@ def _hashes(prompt: Prompt) -> list[int]:
 
 
 def common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix of two strings."""
     # Binary search on slice equality: string comparison runs in C, a character loop does not.
     low, high = 0, min(len(a), len(b))
     while low < high:
@@ -164,13 +163,10 @@ class Lookup:
     """A request's use of the cache, and what it writes once it finishes (`commit`)."""
 
     use: CacheUse
-    _commit: Callable[[], None] = field(repr=False)
+    commit: Callable[[], None] = field(repr=False)
     shared: tuple[int, int] = (0, 0)
     """Prefix caches: how much of the prompt a cached one shares, whole blocks and characters
     of the next, before the minimum and step are applied."""
-
-    def commit(self) -> None:
-        self._commit()
 
 
 class PromptCache:
