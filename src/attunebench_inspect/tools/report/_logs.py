@@ -177,10 +177,6 @@ def mode_of(header: RunHeader) -> str:
     return str(mode) if mode is not None else header.eval.task.rpartition("/")[2]
 
 
-def _is_attunebench(header: RunHeader) -> bool:
-    return "codebook_sha256" in (header.eval.metadata or {})
-
-
 def _finished(location: str) -> RunHeader | Skipped | None:
     """A successful AttuneBench log's header; why another log is skipped; None for a log of
     another suite."""
@@ -197,7 +193,8 @@ def _finished(location: str) -> RunHeader | Skipped | None:
         # Named like a log, but not one (Inspect's readers assert, or fail validation, on JSON
         # without an `eval` section): listed, and every good log is still reported.
         return Skipped(location, f"not an Inspect log ({_first_line(ex)})")
-    if not _is_attunebench(header):
+    # Every AttuneBench task logs its codebook's digest: a log without one is another suite's.
+    if "codebook_sha256" not in (header.eval.metadata or {}):
         return None
     if header.status == "success":
         return header

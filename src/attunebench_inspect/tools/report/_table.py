@@ -6,12 +6,17 @@ fill them."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..._util.bootstrap import Interval, fixed
 from ...score._catalog import BY_NAME
 
 Cell = str | float | int | None
+T = TypeVar("T")
+Columns = Sequence[tuple[str, Callable[[T], Cell]]]
+"""A table's columns: each heading, and its cell of a row's item."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,14 @@ class Table:
         """The one line that replaces a table with nothing to say ("" for a table with rows):
         printed instead of empty headers."""
         return "" if self.rows else self.empty
+
+
+def item_table(
+    title: str, items: Iterable[T], columns: Columns[T], note: str = "", empty: str = ""
+) -> Table:
+    """A table of a row per item."""
+    rows = [[cell(item) for _, cell in columns] for item in items]
+    return Table(title, [heading for heading, _ in columns], rows, note, empty)
 
 
 def number(value: float, digits: int = 3) -> str:

@@ -3,63 +3,29 @@
 from __future__ import annotations
 
 from ....score._catalog import label
+from .._analyses import Operations
 from .._build import Report
-from .._table import Cell, Table, number
+from .._table import Cell, Columns, Table, item_table, number
 from .base import Section
 
-
-def _failures(report: Report) -> Table:
-    return Table(
-        "Operations: parse failures and errors",
-        [
-            "mode",
-            "model",
-            "conversations",
-            "errored",
-            label("parse_failure_rate"),
-            "repaired calls",
-            "judge parse failures",
-        ],
-        [
-            [
-                o.mode,
-                o.model,
-                o.conversations,
-                len(o.errored),
-                number(o.parse_failure_rate),
-                int(o.repaired_calls),
-                int(o.judge_parse_failures),
-            ]
-            for o in report.operations
-        ],
-    )
-
-
-def _costs(report: Report) -> Table:
-    return Table(
-        "Operations: tokens and time per conversation (every role's calls)",
-        [
-            "mode",
-            "model",
-            "input tokens/conv",
-            "output tokens/conv",
-            "cached tokens/conv",
-            "seconds/conv",
-            "wall seconds",
-        ],
-        [
-            [
-                o.mode,
-                o.model,
-                number(o.tokens_per_conversation.get("input", 0.0), 0),
-                number(o.tokens_per_conversation.get("output", 0.0), 0),
-                number(o.tokens_per_conversation.get("cache_read", 0.0), 0),
-                number(o.seconds_per_conversation, 2),
-                number(o.wall_seconds, 1),
-            ]
-            for o in report.operations
-        ],
-    )
+_FAILURES: Columns[Operations] = (
+    ("mode", lambda o: o.mode),
+    ("model", lambda o: o.model),
+    ("conversations", lambda o: o.conversations),
+    ("errored", lambda o: len(o.errored)),
+    (label("parse_failure_rate"), lambda o: number(o.parse_failure_rate)),
+    ("repaired calls", lambda o: int(o.repaired_calls)),
+    ("judge parse failures", lambda o: int(o.judge_parse_failures)),
+)
+_COSTS: Columns[Operations] = (
+    ("mode", lambda o: o.mode),
+    ("model", lambda o: o.model),
+    ("input tokens/conv", lambda o: number(o.tokens_per_conversation.get("input", 0.0), 0)),
+    ("output tokens/conv", lambda o: number(o.tokens_per_conversation.get("output", 0.0), 0)),
+    ("cached tokens/conv", lambda o: number(o.tokens_per_conversation.get("cache_read", 0.0), 0)),
+    ("seconds/conv", lambda o: number(o.seconds_per_conversation, 2)),
+    ("wall seconds", lambda o: number(o.wall_seconds, 1)),
+)
 
 
 def _roles(report: Report) -> Table:
@@ -88,7 +54,16 @@ def _tables(report: Report) -> list[Table]:
         ["model", "mode", "conversation / log", "reason"],
         errored,
     )
-    return [_failures(report), _costs(report), _roles(report), *([failures] if errored else [])]
+    return [
+        item_table("Operations: parse failures and errors", report.operations, _FAILURES),
+        item_table(
+            "Operations: tokens and time per conversation (every role's calls)",
+            report.operations,
+            _COSTS,
+        ),
+        _roles(report),
+        *([failures] if errored else []),
+    ]
 
 
 SECTION = Section("operations", _tables)
