@@ -27,7 +27,6 @@ from ...tools.report._run_table import CHANCE_LABEL, Conversation, RunTable
 from ._catalog import PROFILE_METRICS, UNPLACED_LABELS, in_groups
 from ._table import NAMED, PLACED, is_profile_run, profile_table
 
-METRICS = tuple(s.name for s in PROFILE_METRICS)
 PROFILE_SUMMARY = in_groups("headline", "part")
 """The profile composite and its four parts: what the capability split correlates."""
 ANY_DIAGNOSIS = "any diagnosis"
@@ -50,7 +49,7 @@ class ProfileRow:
 
 def profile_leaderboard(tables: Sequence[RunTable], settings: Settings) -> list[ProfileRow]:
     """Every profile metric of every profile run, best profile composite first."""
-    per_table = metric_intervals(tables, METRICS, settings)
+    per_table = metric_intervals(tables, [s.name for s in PROFILE_METRICS], settings)
     rows = [
         ProfileRow(
             t.label,

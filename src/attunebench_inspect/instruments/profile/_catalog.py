@@ -126,77 +126,72 @@ def _profile_composite(p: ProfileInputs) -> float:
     )
 
 
-def _profile_metrics() -> tuple[ProfileSpec, ...]:
-    fields = PROFILE_FIELDS
-    work, diagnoses = BY_FIELD["work_edu_background"], BY_FIELD["diagnoses"]
-    return (
-        ProfileSpec(
-            "profile_composite", "Profile composite",
-            "headline",
-            "100 x the mean of the four parts, equal weights: `profile_demographics`, "
-            "`profile_diagnoses`, `profile_scores` and `profile_conversation_topic_attitude`; "
-            "the run value is the mean over conversations",
-            "a part the profile does not give is left out and the others reweighted; parse "
-            "failure = 0",
-            high=100.0, value=_profile_composite,
+_WORK, _DIAGNOSES = BY_FIELD["work_edu_background"], BY_FIELD["diagnoses"]
+PROFILE_METRICS: tuple[ProfileSpec, ...] = (
+    ProfileSpec(
+        "profile_composite", "Profile composite",
+        "headline",
+        "100 x the mean of the four parts, equal weights: `profile_demographics`, "
+        "`profile_diagnoses`, `profile_scores` and `profile_conversation_topic_attitude`; "
+        "the run value is the mean over conversations",
+        "a part the profile does not give is left out and the others reweighted; parse "
+        "failure = 0",
+        high=100.0, value=_profile_composite,
+    ),
+    ProfileSpec(
+        "profile_demographics", "Profile: demographics",
+        "part",
+        "mean of the demographic fields the profile gives: country, education (ordinal), "
+        "gender, age range (ordinal), English proficiency and work or education background",
+        "a field the profile does not give is left out; parse failure = 0",
+        value=lambda p: _profile_part("demographics", p),
+    ),
+    ProfileSpec(
+        "profile_diagnoses", "Profile: diagnoses", "part",
+        f"Jaccard |intersection| / |union| of the {_DIAGNOSES.label} named and reported; "
+        f"{_VOCABULARY}",
+        '"None of the above" is the empty set: naming none for a participant with none = 1; '
+        "NaN where a reported diagnosis cannot be placed in the vocabulary; parse failure = 0",
+        value=lambda p: profile.diagnoses_overlap(
+            p.answer(_DIAGNOSES.name), p.truth[_DIAGNOSES.name]
         ),
-        ProfileSpec(
-            "profile_demographics", "Profile: demographics",
-            "part",
-            "mean of the demographic fields the profile gives: country, education (ordinal), "
-            "gender, age range (ordinal), English proficiency and work or education background",
-            "a field the profile does not give is left out; parse failure = 0",
-            value=lambda p: _profile_part("demographics", p),
-        ),
-        ProfileSpec(
-            "profile_diagnoses", "Profile: diagnoses", "part",
-            f"Jaccard |intersection| / |union| of the {diagnoses.label} named and reported; "
-            f"{_VOCABULARY}",
-            '"None of the above" is the empty set: naming none for a participant with none = 1; '
-            "NaN where a reported diagnosis cannot be placed in the vocabulary; parse failure = 0",
-            value=lambda p: profile.diagnoses_overlap(
-                p.answer(diagnoses.name), p.truth[diagnoses.name]
-            ),
-        ),
-        ProfileSpec(
-            "profile_scores", "Profile: computed scores",
-            "part",
-            "mean of the computed-score fields the profile gives (WHO-5, ASRS-6, AQ-10, PROMIS "
-            "anxiety, depression and sleep, the five TIPI scales), each 1 - |error| / its range",
-            "a score the profile does not give is left out; parse failure = 0",
-            value=lambda p: _profile_part("scores", p),
-        ),
-        *(_profile_choice(f) for f in fields if f.section == "attitude"),
-        ProfileSpec(
-            "profile_parse_failure_rate", "Profile parse failures",
-            "operational",
-            "1 where the profile call's answer failed to parse after the repair round, else 0",
-            higher_is_better=False, value=lambda p: float(p.prediction is None),
-        ),
-        *(
-            spec
-            for f in fields
-            if f.section == "demographics" and f.kind == "choice"
-            for spec in (
-                (_profile_choice(f), _profile_ordinal(f)) if f.name in _ORDER
-                else (_profile_choice(f),)
-            )
-        ),
-        ProfileSpec(
-            f"profile_{work.name}", f"Profile: {work.label}",
-            "field",
-            f"fuzzy set overlap, as `q3_follow_up`, between the areas of the {work.label} the "
-            "model names in its own words (split at semicolons; no fixed vocabulary) and the "
-            "participant's entries: M / (|P| + |G| - M)",
-            "NaN where the profile gives no entry; nothing named or parse failure = 0",
-            pillar="demographics",
-            value=lambda p: profile.background_overlap(p.answer(work.name), p.truth[work.name]),
-        ),
-        *(_profile_score(f) for f in fields if f.kind == "score"),
-    )  # fmt: skip
-
-
-PROFILE_METRICS = _profile_metrics()
+    ),
+    ProfileSpec(
+        "profile_scores", "Profile: computed scores",
+        "part",
+        "mean of the computed-score fields the profile gives (WHO-5, ASRS-6, AQ-10, PROMIS "
+        "anxiety, depression and sleep, the five TIPI scales), each 1 - |error| / its range",
+        "a score the profile does not give is left out; parse failure = 0",
+        value=lambda p: _profile_part("scores", p),
+    ),
+    *(_profile_choice(f) for f in PROFILE_FIELDS if f.section == "attitude"),
+    ProfileSpec(
+        "profile_parse_failure_rate", "Profile parse failures",
+        "operational",
+        "1 where the profile call's answer failed to parse after the repair round, else 0",
+        higher_is_better=False, value=lambda p: float(p.prediction is None),
+    ),
+    *(
+        spec
+        for f in PROFILE_FIELDS
+        if f.section == "demographics" and f.kind == "choice"
+        for spec in (
+            (_profile_choice(f), _profile_ordinal(f)) if f.name in _ORDER
+            else (_profile_choice(f),)
+        )
+    ),
+    ProfileSpec(
+        f"profile_{_WORK.name}", f"Profile: {_WORK.label}",
+        "field",
+        f"fuzzy set overlap, as `q3_follow_up`, between the areas of the {_WORK.label} the "
+        "model names in its own words (split at semicolons; no fixed vocabulary) and the "
+        "participant's entries: M / (|P| + |G| - M)",
+        "NaN where the profile gives no entry; nothing named or parse failure = 0",
+        pillar="demographics",
+        value=lambda p: profile.background_overlap(p.answer(_WORK.name), p.truth[_WORK.name]),
+    ),
+    *(_profile_score(f) for f in PROFILE_FIELDS if f.kind == "score"),
+)  # fmt: skip
 
 
 def label(name: str) -> str:

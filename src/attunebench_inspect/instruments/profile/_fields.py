@@ -162,12 +162,10 @@ def split_profile(conv: Conversation) -> tuple[ProfileConversation, ProfileTruth
         conversation_id=conv.conversationId,
         **{f.name: sections[f.section][f.name] for f in PROFILE_FIELDS},
     )
-    return (
-        ProfileConversation(
-            conversation_id=visible.conversation_id, topic=visible.topic, turns=visible.turns
-        ),
-        truth,
+    seen = ProfileConversation(
+        conversation_id=visible.conversation_id, topic=visible.topic, turns=visible.turns
     )
+    return seen, truth
 
 
 # --- checks ---------------------------------------------------------------------------------

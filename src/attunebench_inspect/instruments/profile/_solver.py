@@ -49,7 +49,7 @@ Demographics:
 {demographics}
 
 Questionnaire scores (integers):
-{scores}
+{computed_scores}
 
 Before the conversation:
 {attitude}
@@ -69,31 +69,26 @@ def profile_task(options: Mapping[str, Sequence[str]]) -> str:
     lines: dict[str, list[str]] = {"demographics": [], "computed_scores": [], "attitude": []}
     shape = []
     for field in PROFILE_FIELDS:
-        name = field.name
         if field.kind == "score":
-            lines[field.section].append(
-                f'- "{name}": {field.label}, {field.low}-{field.high} ({field.about})'
-            )
-            shape.append(f'"{name}": <{field.low}-{field.high}>')
+            asked = f"{field.label}, {field.low}-{field.high} ({field.about})"
+            answer = f"<{field.low}-{field.high}>"
         elif field.kind == "text":
-            lines[field.section].append(f'- "{name}": {field.label}: {field.about}')
-            shape.append(f'"{name}": "<area>; <area>; ..."')
+            asked = f"{field.label}: {field.about}"
+            answer = '"<area>; <area>; ..."'
         elif field.kind == "multi":
-            lines[field.section].append(
-                f'- "{name}": {field.label}: an object with each of {_listed(options[name])} as a '
-                f"key, {field.about}"
+            asked = (
+                f"{field.label}: an object with each of {_listed(options[field.name])} as a key, "
+                f"{field.about}"
             )
-            shape.append(f'"{name}": {{"<option>": true|false, ...}}')
+            answer = '{"<option>": true|false, ...}'
         else:
             about = f" ({field.about})" if field.about else ""
-            lines[field.section].append(
-                f'- "{name}": {field.label}{about}, one of {_listed(options[name])}'
-            )
-            shape.append(f'"{name}": "<option>"')
+            asked = f"{field.label}{about}, one of {_listed(options[field.name])}"
+            answer = '"<option>"'
+        lines[field.section].append(f'- "{field.name}": {asked}')
+        shape.append(f'"{field.name}": {answer}')
     return PROFILE_TASK.format(
-        demographics="\n".join(lines["demographics"]),
-        scores="\n".join(lines["computed_scores"]),
-        attitude="\n".join(lines["attitude"]),
+        **{section: "\n".join(entries) for section, entries in lines.items()},
         shape="{" + ", ".join(shape) + "}",
     )
 
