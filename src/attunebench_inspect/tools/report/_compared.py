@@ -71,10 +71,6 @@ Identity = tuple[str, int, str]
 """What runs compared together share: their conversation set (its digest), epochs and reducer."""
 
 
-def _identity(run: Run) -> Identity:
-    return (run.header.conversations.digest, run.epochs, run.reducer)
-
-
 def _choose(sets: dict[Identity, list[Run]]) -> Identity:
     """The set the report ranks: the most conversations, then the most runs, then the newest."""
 
@@ -128,7 +124,7 @@ def compared(
         if task is None:
             kept.append(run)
         else:
-            by_task[task][_identity(run)].append(run)
+            by_task[task][(run.header.conversations.digest, run.epochs, run.reducer)].append(run)
     for task, sets in by_task.items():
         ranked = sets.pop(_choose(sets))
         others = [r for group in sets.values() for r in group]
