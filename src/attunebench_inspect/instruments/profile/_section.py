@@ -6,8 +6,8 @@ from __future__ import annotations
 from ...score._catalog import label as main_label
 from ...tools.report._build import Report
 from ...tools.report._sections.base import Section, at_version
-from ...tools.report._table import Cell, Columns, Table, ci, item_table, nothing_to_show, number
-from ._analyses import PROFILE_SUMMARY, DiagnosisInference, ProfileCapability, ProfilePart
+from ...tools.report._table import Cell, Table, ci, nothing_to_show, number
+from ._analyses import PROFILE_SUMMARY, ProfileCapability, ProfilePart
 from ._catalog import PROFILE_METRICS, label
 
 _ORDER = {s.name: i for i, s in enumerate(PROFILE_METRICS)}
@@ -64,23 +64,32 @@ def _profile_scores(report: Report) -> list[Table]:
     ]
 
 
-_DIAGNOSES: Columns[DiagnosisInference] = (
-    ("model", lambda d: d.model),
-    ("diagnosis", lambda d: d.diagnosis),
-    ("participants with it", lambda d: d.participants),
-    ("base rate", lambda d: number(d.base_rate)),
-    ("named in", lambda d: number(d.named_rate)),
-    ("precision", lambda d: number(d.precision)),
-    ("recall", lambda d: number(d.recall)),
-    ("answers", lambda d: d.answers),
-)
-
-
 def _profile_diagnoses(report: Report) -> Table:
-    return item_table(
+    return Table(
         "Profile prediction: diagnoses named vs reported",
-        report.part(ProfilePart).diagnosis_inference,
-        _DIAGNOSES,
+        [
+            "model",
+            "diagnosis",
+            "participants with it",
+            "base rate",
+            "named in",
+            "precision",
+            "recall",
+            "answers",
+        ],
+        [
+            [
+                d.model,
+                d.diagnosis,
+                d.participants,
+                number(d.base_rate),
+                number(d.named_rate),
+                number(d.precision),
+                number(d.recall),
+                d.answers,
+            ]
+            for d in report.part(ProfilePart).diagnosis_inference
+        ],
         "Base rate: the share of answers whose participant reported the diagnosis; named in: "
         "the share of answers naming it (above the base rate: named more often than "
         "reported). Precision and recall of naming it. Parse failures are left out.",
