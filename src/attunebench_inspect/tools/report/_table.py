@@ -35,12 +35,10 @@ class Table:
         return "" if self.rows else self.empty
 
 
-def item_table(
-    title: str, items: Iterable[T], columns: Columns[T], note: str = "", empty: str = ""
-) -> Table:
+def item_table(title: str, items: Iterable[T], columns: Columns[T]) -> Table:
     """A table of a row per item."""
     rows = [[cell(item) for _, cell in columns] for item in items]
-    return Table(title, [heading for heading, _ in columns], rows, note, empty)
+    return Table(title, [heading for heading, _ in columns], rows)
 
 
 def number(value: float, digits: int = 3) -> str:
