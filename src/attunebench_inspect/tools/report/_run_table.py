@@ -104,18 +104,15 @@ class RunTable:
         "composite" is each conversation's Composite, recomputed from its pillars."""
         column = self._columns.get(key)
         if column is None:
-            column = self._build_column(key)
+            if key == "composite":
+                column = composite(*(self.metric(p) for p in PILLAR_NAMES))
+            else:
+                column = np.array([self.conversations[i].values.get(key, np.nan) for i in self.ids])
             column.flags.writeable = False
             self._columns[key] = column
         if ids is None or ids == self.ids:
             return column
         return column[[self._position[i] for i in ids]]
-
-    def _build_column(self, key: str) -> NDArray[np.float64]:
-        if key == "composite":
-            return composite(*(self.metric(p) for p in PILLAR_NAMES))
-        nan = float("nan")
-        return np.array([self.conversations[i].values.get(key, nan) for i in self.ids])
 
     @cached_property
     def turn_table(self) -> TurnTable:
