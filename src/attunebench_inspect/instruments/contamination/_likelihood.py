@@ -69,11 +69,11 @@ from ._rules import (
     K_SHARE,
     MIN_CONVERSATIONS,
     MIN_TOKENS,
+    NO_TEXT_LOGPROBS,
     NOT_SUSPECTED,
     PERMUTATIONS,
     SUSPECTED,
     permutation_p,
-    unanswered,
 )
 
 CANARY = ", ".join(str(n) for n in range(1, 61))
@@ -200,7 +200,7 @@ class LikelihoodVerdict:
 def abstention(v: LikelihoodVerdict, provider: str) -> str | None:
     """Why the figures cannot decide (in `CONTROL_RULE`'s or `DECOY_RULE`'s order), or None."""
     if v.missing or math.isnan(v.canary):
-        return unanswered(provider)
+        return cannot_decide(f"{provider} {NO_TEXT_LOGPROBS}")
     route = route_check(v.canary)
     if route is not None:
         return cannot_decide(route)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
+from ..._util.bootstrap import DEFAULT_SEED, EMPTY, Interval, mean_ci
 from ..._util.verdict import cannot_decide
 
 NEAR_EXACT_ROUGE_L = 0.75
@@ -169,11 +169,6 @@ DECOY_RULE = (
 """The decoy-ID test's rule as it is printed beside its verdict."""
 
 
-def unanswered(provider: str) -> str:
-    """The likelihood method's sub-verdict where `provider` cannot answer it."""
-    return cannot_decide(f"{provider} {NO_TEXT_LOGPROBS}")
-
-
 def overall(readings: Sequence[tuple[str, str]]) -> str:
     """The verdict from each method's (name, sub-verdict), by `OVERALL_RULE`; a single method's
     own verdict where it alone ran. A method the provider cannot answer says nothing of the
@@ -301,17 +296,10 @@ def abstention(e: Evidence, carried: str = TEXT) -> str | None:
     return None
 
 
-def _mean_of(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
-    mean: NDArray[np.float64] = np.mean(values, axis=axis)
-    return mean
-
-
 def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> float:
     """Heuristic 1's test: the one-sided sign-flip permutation p-value that guided exceeds
     general on average, paired by index (Fisher 1935; `scipy.stats.permutation_test`, exact up to
     13 pairs); 1.0 when every difference is zero, NaN with no pair."""
-    if len(guided) != len(general):
-        raise ValueError(f"paired scores differ in length: {len(guided)} and {len(general)}")
     if not guided:
         return math.nan
     # Equal completions score equal floats; rounding keeps sums of rounding error out of ranks.
@@ -322,7 +310,7 @@ def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> f
         # The two sign patterns of one pair, counted as the test counts them (scipy's test
         # needs two observations): the observed mean or above in one of two, or in both.
         return 0.5 if difference[0] > 0 else 1.0
-    return permutation_p((difference,), _mean_of, "samples")
+    return permutation_p((difference,), np.mean, "samples")
 
 
 def permutation_p(
@@ -375,17 +363,6 @@ class Verdict:
     longest_recall: int = 0
     heuristic_3: bool = False
 
-    def line(self) -> str:
-        """The verdict with the figures it reads, on one line."""
-        return (
-            f"{self.reading}: {self.instances} instances; ROUGE-L guided "
-            f"{self.guided_rouge_l:.3f}, general {self.general_rouge_l:.3f}, difference "
-            f"{self.difference.show(3)} (95% CI), permutation p = {self.p_value:.3g}; guided exact "
-            f"{self.exact}, near-exact {self.near_exact} (general {self.general_exact}, "
-            f"{self.general_near_exact}); recalled {self.recalled} (longest run "
-            f"{self.longest_recall} words)"
-        )
-
 
 def decide(results: Sequence[InstanceResult]) -> Verdict:
     """The guided probe's verdict by `RULE`: a match (heuristic 2) or a recall (3) first, then
@@ -402,29 +379,15 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
     runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
     recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
     heuristic_3 = recalled >= RECALL_NEEDED
-    reading = (
-        SUSPECTED
-        if heuristic_2 or heuristic_3 or heuristic_1
-        else abstain
-        if abstain is not None
-        else NOT_SUSPECTED
-    )
-    difference = (
-        mean_ci(
-            [g - h for g, h in zip(guided, general, strict=True)],
-            resamples=DEFAULT_RESAMPLES,
-            seed=DEFAULT_SEED,
-            level=CI_LEVEL,
-        )
-        if results
-        else EMPTY
-    )
+    differences = [g - h for g, h in zip(guided, general, strict=True)]
     return Verdict(
-        reading=reading,
+        reading=SUSPECTED
+        if heuristic_2 or heuristic_3 or heuristic_1
+        else abstain or NOT_SUSPECTED,
         instances=len(results),
         guided_rouge_l=_mean(guided),
         general_rouge_l=_mean(general),
-        difference=difference,
+        difference=mean_ci(differences, level=CI_LEVEL) if results else EMPTY,
         p_value=p_value,
         heuristic_1=heuristic_1,
         exact=exact,
@@ -495,9 +458,18 @@ class LabelsVerdict:
     evidence: Evidence
 
 
-def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
-    """The abstention table's evidence: a continuation that writes no label field is empty."""
-    return evidence(
+def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
+    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
+    pairs = [
+        (r.match or 0.0, r.control_match or 0.0)
+        for r in results
+        if r.match is not None or r.control_match is not None
+    ]
+    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
+    p_value = guided_above_general(real, fake) if pairs else 1.0
+    reproduced = sum(r.match == 1.0 for r in results)
+    # The abstention table's evidence: a continuation that writes no label field is empty.
+    found = evidence(
         [
             InstanceResult(
                 0.0,
@@ -511,19 +483,6 @@ def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
             for r in results
         ]
     )
-
-
-def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
-    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
-    pairs = [
-        (r.match or 0.0, r.control_match or 0.0)
-        for r in results
-        if r.match is not None or r.control_match is not None
-    ]
-    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
-    p_value = guided_above_general(real, fake) if pairs else 1.0
-    reproduced = sum(r.match == 1.0 for r in results)
-    found = labels_evidence(results)
     reading = (
         SUSPECTED
         if p_value < ALPHA and reproduced >= LABELS_NEEDED
