@@ -167,20 +167,20 @@ class LikelihoodVerdict:
 
     reading: str
     """suspected, not suspected, or cannot decide: <reason>."""
-    control_test: bool
-    """The control test ran (else the decoy-ID test)."""
     p_value: float
     """One-sided p-value (NaN where the test was not run)."""
-    conversations: int
-    """Published conversations scored."""
-    controls: int
-    """Control conversations scored (the control test) or decoys per conversation (decoys)."""
     published: float
     """Published conversations' mean Min-K% Prob (control test), or the real IDs' mean count
     of decoys scoring at least as high (decoy test); NaN where none."""
     control: float
     """Control conversations' mean Min-K% Prob, or the count a model that cannot tell the IDs
     apart has on average (DECOYS / 2)."""
+    conversations: int
+    """Published conversations scored."""
+    controls: int
+    """Control conversations scored (the control test) or decoys per conversation (decoys)."""
+    control_test: bool
+    """The control test ran (else the decoy-ID test)."""
     texts: int = 0
     """Texts scored (both groups)."""
     skipped: int = 0

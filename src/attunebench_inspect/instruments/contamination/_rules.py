@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -349,19 +349,28 @@ class Verdict:
     """Mean guided minus general ROUGE-L, with its bootstrap interval."""
     p_value: float
     """Heuristic 1's one-sided p-value (NaN with no instance)."""
-    heuristic_1: bool
     exact: int
     """Guided exact matches that count (`InstanceResult.counted`)."""
     near_exact: int
     general_exact: int
     """The general completions' exact matches (for comparison: they count for nothing)."""
     general_near_exact: int
-    heuristic_2: bool
     evidence: Evidence
     recalled: int = 0
     """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
     longest_recall: int = 0
-    heuristic_3: bool = False
+
+    @property
+    def heuristic_1(self) -> bool:
+        return abstention(self.evidence) is None and self.p_value < ALPHA
+
+    @property
+    def heuristic_2(self) -> bool:
+        return self.exact >= EXACT_NEEDED or self.near_exact >= NEAR_EXACT_NEEDED
+
+    @property
+    def heuristic_3(self) -> bool:
+        return self.recalled >= RECALL_NEEDED
 
 
 def decide(results: Sequence[InstanceResult]) -> Verdict:
@@ -369,37 +378,26 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
     the abstention table, then heuristic 1."""
     guided = [r.guided for r in results]
     general = [r.general for r in results]
-    exact = sum(r.counted == "exact" for r in results)
-    near_exact = sum(r.counted == "near_exact" for r in results)
-    p_value = guided_above_general(guided, general)
-    found = evidence(results)
-    abstain = abstention(found)
-    heuristic_1 = abstain is None and p_value < ALPHA
-    heuristic_2 = exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED
-    runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
-    recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
-    heuristic_3 = recalled >= RECALL_NEEDED
     differences = [g - h for g, h in zip(guided, general, strict=True)]
-    return Verdict(
-        reading=SUSPECTED
-        if heuristic_2 or heuristic_3 or heuristic_1
-        else abstain or NOT_SUSPECTED,
+    runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
+    found = Verdict(
+        reading="",
         instances=len(results),
         guided_rouge_l=_mean(guided),
         general_rouge_l=_mean(general),
         difference=mean_ci(differences, level=CI_LEVEL) if results else EMPTY,
-        p_value=p_value,
-        heuristic_1=heuristic_1,
-        exact=exact,
-        near_exact=near_exact,
+        p_value=guided_above_general(guided, general),
+        exact=sum(r.counted == "exact" for r in results),
+        near_exact=sum(r.counted == "near_exact" for r in results),
         general_exact=sum(r.general_match == "exact" for r in results),
         general_near_exact=sum(r.general_match == "near_exact" for r in results),
-        heuristic_2=heuristic_2,
-        evidence=found,
-        recalled=recalled,
+        evidence=evidence(results),
+        recalled=sum(run >= RECALL_RUN_WORDS for run in runs),
         longest_recall=max(runs, default=0),
-        heuristic_3=heuristic_3,
     )
+    heuristic = found.heuristic_1 or found.heuristic_2 or found.heuristic_3
+    reading = SUSPECTED if heuristic else abstention(found.evidence) or NOT_SUSPECTED
+    return replace(found, reading=reading)
 
 
 @dataclass(frozen=True)
@@ -407,12 +405,12 @@ class LayoutVerdict:
     """The files-layout probe's sub-verdict (`LAYOUT_RULE`) and what it reads."""
 
     reading: str
-    instances: int
     recalled: int
     """Real completions with a run of RECALL_RUN_WORDS or more."""
     control_recalled: int
     longest: int
     control_longest: int
+    instances: int
     evidence: Evidence
 
 
@@ -431,11 +429,11 @@ def decide_layout(results: Sequence[InstanceResult]) -> LayoutVerdict:
     )
     return LayoutVerdict(
         reading,
-        len(results),
         recalled,
         control_recalled,
         max(real, default=0),
         max(fake, default=0),
+        len(results),
         found,
     )
 
@@ -445,16 +443,16 @@ class LabelsVerdict:
     """The label cut's sub-verdict (`LABELS_RULE`) and what it reads."""
 
     reading: str
-    instances: int
-    scored: int
-    """Instances where the document's or the control's continuation writes a label field."""
     match: float
     """The documents' mean label match over the scored instances (a side that writes none
     there counts 0); NaN with none scored."""
     control_match: float
+    p_value: float
     reproduced: int
     """Document continuations that reproduce every label field they write."""
-    p_value: float
+    scored: int
+    """Instances where the document's or the control's continuation writes a label field."""
+    instances: int
     evidence: Evidence
 
 
@@ -490,11 +488,11 @@ def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
     )
     return LabelsVerdict(
         reading,
-        len(results),
-        len(pairs),
         sum(real) / len(real) if real else math.nan,
         sum(fake) / len(fake) if fake else math.nan,
-        reproduced,
         p_value,
+        reproduced,
+        len(pairs),
+        len(results),
         found,
     )
