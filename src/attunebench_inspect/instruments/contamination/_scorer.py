@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 from inspect_ai.log import HeadlineMetric
@@ -75,20 +75,11 @@ def results_of(
 ) -> list[InstanceResult]:
     """A sample's instances as the verdict reads them (`conversation`: its ID; `key`: the
     guided probe's records, or `LAYOUT_RESULTS_KEY` the layout probe's)."""
+    # A record's fields are InstanceResult's, as `asdict` wrote them; a log written before a
+    # field was added reads its default.
+    names = {f.name for f in fields(InstanceResult)}
     return [
-        InstanceResult(
-            guided=float(r["guided"]),
-            general=float(r["general"]),
-            guided_match=r["guided_match"],
-            general_match=r["general_match"],
-            guided_recall=int(r.get("guided_recall", 0)),
-            general_recall=int(r.get("general_recall", 0)),
-            conversation=str(r.get("conversation", conversation)),
-            guided_answer=r.get("guided_answer"),
-            general_answer=r.get("general_answer"),
-            guided_cut=bool(r.get("guided_cut", False)),
-            general_cut=bool(r.get("general_cut", False)),
-        )
+        InstanceResult(**{"conversation": conversation, **{k: r[k] for k in names & r.keys()}})
         for r in _records(score, key)
     ]
 
@@ -133,13 +124,6 @@ def _run_fact(scores: Sequence[SampleScore], key: str, missing: Any) -> Any:
     return next((s.score.metadata or {} for s in scores), {}).get(key, missing)
 
 
-def methods_of(scores: Sequence[SampleScore]) -> list[str]:
-    """The methods the run chose (the guided probe alone in a log that records none)."""
-    for s in scores:
-        return list((s.score.metadata or {}).get(METHODS_KEY, [GUIDED]))
-    return [GUIDED]
-
-
 @metric
 def contamination_verdict() -> Metric:
     """The verdict over every instance of the run (`_rules.py`), as the log header keeps it
@@ -148,7 +132,8 @@ def contamination_verdict() -> Metric:
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
         # Everything from the metadata, so that the verdict and its counts read the same epoch.
         return probe_verdict(
-            methods_of(scores),
+            # The guided probe alone in a log that records no methods.
+            list(_run_fact(scores, METHODS_KEY, [GUIDED])),
             pooled(scores),
             pooled(scores, LAYOUT_RESULTS_KEY),
             pooled_labels(scores),
