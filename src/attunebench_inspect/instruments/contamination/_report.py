@@ -34,10 +34,6 @@ OTHER_CONVERSATIONS = "other conversations"
 conversations (the section says how they differ)."""
 
 
-def is_contamination_run(run: Run) -> bool:
-    return METHOD_KEY in (run.header.eval.metadata or {})
-
-
 @dataclass(frozen=True)
 class Contamination:
     """A probe run's verdict and what it reads."""
@@ -300,7 +296,7 @@ class ContaminationPart(Part):
 
 def contamination_part(scope: Scope) -> Reported:
     """Every probe run's verdict beside its model's Composite in each mode, and the probe runs."""
-    probes = [r for r in scope.runs if is_contamination_run(r)]
+    probes = [r for r in scope.runs if METHOD_KEY in (r.header.eval.metadata or {})]
     scored = {(t.label, t.mode): frozenset(t.ids) for t in scope.tables}
     rows = contamination_rows(
         [(model_label(r.model), r) for r in probes],

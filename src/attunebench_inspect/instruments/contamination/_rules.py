@@ -342,23 +342,23 @@ class Verdict:
 
     reading: str
     """suspected, not suspected, or cannot decide: <reason>."""
-    instances: int
-    guided_rouge_l: float
-    general_rouge_l: float
     difference: Interval
     """Mean guided minus general ROUGE-L, with its bootstrap interval."""
-    p_value: float
-    """Heuristic 1's one-sided p-value (NaN with no instance)."""
     exact: int
     """Guided exact matches that count (`InstanceResult.counted`)."""
     near_exact: int
+    recalled: int
+    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
+    guided_rouge_l: float
+    general_rouge_l: float
+    p_value: float
+    """Heuristic 1's one-sided p-value (NaN with no instance)."""
+    instances: int
     general_exact: int
     """The general completions' exact matches (for comparison: they count for nothing)."""
     general_near_exact: int
+    longest_recall: int
     evidence: Evidence
-    recalled: int = 0
-    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
-    longest_recall: int = 0
 
     @property
     def heuristic_1(self) -> bool:

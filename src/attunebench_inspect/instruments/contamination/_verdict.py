@@ -87,28 +87,21 @@ class ProbeVerdict:
         shown = self.guided or decide([])
         both = self.guided is not None and (self.layout or self.likelihood) is not None
         decided = indicator != CANNOT_DECIDE
-        return {
+        found = {
             indicator: 1.0,
             HEADLINE_METRIC: float(self.reading == SUSPECTED) if decided else math.nan,
-            "difference": shown.difference.estimate,
-            "ci_low": shown.difference.low,
-            "ci_high": shown.difference.high,
-            "exact": shown.exact,
-            "near_exact": shown.near_exact,
-            "recalled": shown.recalled,
-            "guided_rouge_l": shown.guided_rouge_l,
-            "general_rouge_l": shown.general_rouge_l,
-            "p_value": shown.p_value,
-            "instances": shown.instances,
-            "general_exact": shown.general_exact,
-            "general_near_exact": shown.general_near_exact,
-            "longest_recall": shown.longest_recall,
-            **_evidence_metrics(shown.evidence, ""),
-            **({"guided_suspected": float(shown.reading == SUSPECTED)} if both else {}),
-            **(_figures(self.layout, "layout_") if self.layout else {}),
-            **(_figures(self.labels, "layout_labels_") if self.labels else {}),
-            **(_figures(self.likelihood, "likelihood_") if self.likelihood else {}),
+            **_figures(shown, ""),
         }
+        if both:
+            found["guided_suspected"] = float(shown.reading == SUSPECTED)
+        cuts = ("layout_", self.layout), ("layout_labels_", self.labels)
+        for prefix, v in (*cuts, ("likelihood_", self.likelihood)):
+            if v:
+                found |= {
+                    f"{prefix}suspected": float(v.reading == SUSPECTED),
+                    **_figures(v, prefix),
+                }
+        return found
 
     def readings(self) -> list[tuple[str, str]]:
         """Each sub-verdict by its method's name, in `METHODS`' order (the label cut after the
@@ -175,14 +168,19 @@ def _evidence_metrics(e: Evidence, prefix: str) -> dict[str, float]:
     return {f"{prefix}{name}": getattr(e, field) for name, field in _EVIDENCE.items()}
 
 
-def _figures(v: LayoutVerdict | LabelsVerdict | LikelihoodVerdict, prefix: str) -> dict[str, float]:
-    """A sub-verdict as the log header keeps it: its indicator, then each figure in its fields'
-    order (a flag as 1 or 0, counts as integers), then its evidence."""
-    found = {f"{prefix}suspected": float(v.reading == SUSPECTED)}
+def _figures(
+    v: Verdict | LayoutVerdict | LabelsVerdict | LikelihoodVerdict, prefix: str
+) -> dict[str, float]:
+    """A verdict's figures as the log header keeps them, in its fields' order: a flag as 1 or 0,
+    counts as integers, the guided difference with its interval's bounds, the evidence by
+    `_EVIDENCE`."""
+    found: dict[str, float] = {}
     for f in fields(v):
         value = getattr(v, f.name)
         if isinstance(value, Evidence):
             found |= _evidence_metrics(value, prefix)
+        elif isinstance(value, Interval):
+            found |= {f.name: value.estimate, "ci_low": value.low, "ci_high": value.high}
         elif f.name != "reading":
             found[prefix + f.name] = float(value) if isinstance(value, bool) else value
     return found
