@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
@@ -65,48 +65,24 @@ CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric=HEADLINE_METRIC)
 """The first of the verdict's metrics: the indicator that is 1, named for the verdict."""
 
 
-def _records(score: Score, key: str = RESULTS_KEY) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = (score.metadata or {}).get(key, [])
-    return records
-
-
-def results_of(
-    score: Score, conversation: str = "", key: str = RESULTS_KEY
-) -> list[InstanceResult]:
-    """A sample's instances as the verdict reads them (`conversation`: its ID; `key`: the
-    guided probe's records, or `LAYOUT_RESULTS_KEY` the layout probe's)."""
-    # A record's fields are InstanceResult's, as `asdict` wrote them; a log written before a
-    # field was added reads its default.
-    names = {f.name for f in fields(InstanceResult)}
-    return [
-        InstanceResult(**{"conversation": conversation, **{k: r[k] for k in names & r.keys()}})
-        for r in _records(score, key)
-    ]
-
-
 def _ordered(scores: Sequence[SampleScore]) -> list[SampleScore]:
     """The samples by conversation ID (the order a log keeps its samples in, so the figures
     recomputed from a log are the printed ones)."""
     return sorted(scores, key=lambda s: (str(s.sample_id), s.sample_id is None))
 
 
-def pooled(scores: Sequence[SampleScore], key: str = RESULTS_KEY) -> list[InstanceResult]:
-    """Every instance of the run, by conversation ID, then in instance order."""
-    return [r for s in _ordered(scores) for r in results_of(s.score, str(s.sample_id), key)]
+_Result = TypeVar("_Result", InstanceResult, LabelResult)
 
 
-def pooled_labels(scores: Sequence[SampleScore]) -> list[LabelResult]:
-    """Every label instance of the run, by conversation ID, then by turn."""
+def pooled(scores: Sequence[SampleScore], record: type[_Result], key: str) -> list[_Result]:
+    """Every instance of the run under `key`, by conversation ID, then in instance order. A
+    score's record holds `record`'s fields as `asdict` wrote them; a log written before a field
+    was added reads its default (and the sample's ID as the conversation)."""
+    names = {f.name for f in fields(record)}
     return [
-        LabelResult(
-            conversation=str(s.sample_id),
-            match=r["match"],
-            control_match=r["control_match"],
-            answer=r["answer"],
-            control_answer=r["control_answer"],
-        )
+        record(**{"conversation": str(s.sample_id), **{k: r[k] for k in names & r.keys()}})
         for s in _ordered(scores)
-        for r in _records(s.score, LABEL_RESULTS_KEY)
+        for r in (s.score.metadata or {}).get(key, [])
     ]
 
 
@@ -134,9 +110,9 @@ def contamination_verdict() -> Metric:
         return probe_verdict(
             # The guided probe alone in a log that records no methods.
             list(_run_fact(scores, METHODS_KEY, [GUIDED])),
-            pooled(scores),
-            pooled(scores, LAYOUT_RESULTS_KEY),
-            pooled_labels(scores),
+            pooled(scores, InstanceResult, RESULTS_KEY),
+            pooled(scores, InstanceResult, LAYOUT_RESULTS_KEY),
+            pooled(scores, LabelResult, LABEL_RESULTS_KEY),
             pooled_likelihood(scores),
             bool(_run_fact(scores, "likelihood_control_test", False)),
             str(_run_fact(scores, "provider", "the provider")),
