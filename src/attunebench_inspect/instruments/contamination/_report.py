@@ -36,7 +36,8 @@ conversations (the section says how they differ)."""
 
 @dataclass(frozen=True)
 class Contamination:
-    """A probe run's verdict and what it reads."""
+    """A probe run's verdict and what it reads: the guided probe's figures are its `Verdict`'s
+    (`_rules.py`), which say what each is."""
 
     verdict: str
     """suspected, not suspected, or cannot decide: <reason>."""
@@ -44,15 +45,12 @@ class Contamination:
     guided_rouge_l: float
     general_rouge_l: float
     difference: Interval
-    """Mean guided minus general ROUGE-L over instances, with its 95% bootstrap interval."""
     p_value: float
-    """One-sided sign-flip permutation test that guided exceeds general (heuristic 1)."""
     exact: int
     near_exact: int
     general_exact: int
     general_near_exact: int
     recalled: int
-    """Completions writing out 13+ unshown words of another published text (heuristic 3)."""
     longest_recall: int
     instances: int
     empty_completions: int
@@ -70,24 +68,20 @@ class Contamination:
 
 @dataclass(frozen=True)
 class Likelihood:
-    """The likelihood method's sub-verdict and what it reads (`_likelihood.py`)."""
+    """The likelihood method's sub-verdict and what it reads: `LikelihoodVerdict`'s figures
+    (`_likelihood.py`, which says what each is), and how the log states its test."""
 
     verdict: str
     test: str
     """"control" (never-published conversations) or "decoy IDs"."""
     published: float
-    """The published conversations' mean Min-K% Prob, or their real IDs' mean count of decoys
-    scoring at least as high."""
     control: float
-    """The controls' mean Min-K% Prob, or the count expected of a model that cannot tell."""
     p_value: float
     conversations: int
     controls: int
-    """Control conversations, or decoys per conversation."""
     texts: int
     skipped: int
     canary: float
-    """The route check's figure (nats per token)."""
     statistic: str
     """What each conversation is scored by (the method's metadata: Min-K% Prob, or decoy ranks)."""
     alpha: float
