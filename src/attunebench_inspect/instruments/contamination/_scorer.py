@@ -213,24 +213,20 @@ def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResul
     for i, layout in enumerate(layout_of(state.metadata)):
         real = continuation(store.layout[i], layout.prefix)
         fake = continuation(store.layout_control[i], layout.control_prefix)
-        scored.append(
-            (
-                layout,
-                InstanceResult(
-                    guided=0.0,
-                    general=0.0,
-                    guided_match="none",
-                    general_match="none",
-                    guided_recall=layout_run(real, layout.prefix, texts),
-                    general_recall=layout_run(fake, layout.control_prefix, control),
-                    conversation=layout.conversation_id,
-                    guided_answer=answer_key(real),
-                    general_answer=answer_key(fake),
-                    # A file has no end: the length limit is a window on its continuation,
-                    # so a completion cut there still carries text (unlike a guided one).
-                ),
-            )
+        result = InstanceResult(
+            guided=0.0,
+            general=0.0,
+            guided_match="none",
+            general_match="none",
+            guided_recall=layout_run(real, layout.prefix, texts),
+            general_recall=layout_run(fake, layout.control_prefix, control),
+            conversation=layout.conversation_id,
+            guided_answer=answer_key(real),
+            general_answer=answer_key(fake),
+            # A file has no end: the length limit is a window on its continuation,
+            # so a completion cut there still carries text (unlike a guided one).
         )
+        scored.append((layout, result))
     return scored
 
 
