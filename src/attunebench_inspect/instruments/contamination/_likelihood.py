@@ -73,6 +73,7 @@ from ._rules import (
     NOT_SUSPECTED,
     PERMUTATIONS,
     SUSPECTED,
+    mean_or_nan,
     permutation_p,
 )
 
@@ -96,8 +97,7 @@ def min_k_prob(logprobs: Sequence[float], share: float = K_SHARE) -> float:
 
 def canary_mean(canary: Sequence[float] | None) -> float:
     """The canary's mean log-probability from its CANARY_SKIP-th token on (NaN where none)."""
-    read = list(canary or ())[CANARY_SKIP:]
-    return float(np.mean(read)) if read else math.nan
+    return mean_or_nan(list(canary or ())[CANARY_SKIP:])
 
 
 def route_check(canary: float) -> str | None:
@@ -148,7 +148,7 @@ def conversation_likelihood(
     return ConversationLikelihood(
         conversation=conversation,
         control=control,
-        score=float(np.mean(scored)) if scored else math.nan,
+        score=mean_or_nan(scored),
         texts=len(scored),
         skipped=sum(t is not None for t in texts) - len(scored),
         missing=missing,
@@ -242,10 +242,6 @@ def read(v: LikelihoodVerdict, provider: str) -> LikelihoodVerdict:
     return replace(v, reading=reason or (SUSPECTED if v.p_value < ALPHA else NOT_SUSPECTED))
 
 
-def _mean(values: Sequence[float]) -> float:
-    return float(np.mean(values)) if values else math.nan
-
-
 def decide_likelihood(
     found: Sequence[ConversationLikelihood],
     control_test: bool,
@@ -259,7 +255,7 @@ def decide_likelihood(
     if control_test:
         ours = [c.score for c in published if not math.isnan(c.score)]
         theirs = [c.score for c in found if c.control and not math.isnan(c.score)]
-        controls, center = len(theirs), _mean(theirs)
+        controls, center = len(theirs), mean_or_nan(theirs)
     else:
         ours = [float(c.decoys_above) for c in published if c.decoys_above is not None]
         theirs, controls, center = [], decoys, decoys / 2
@@ -269,7 +265,7 @@ def decide_likelihood(
         p_value=math.nan,
         conversations=len(ours),
         controls=controls,
-        published=_mean(ours),
+        published=mean_or_nan(ours),
         control=center,
         texts=sum(c.texts for c in found),
         skipped=sum(c.skipped for c in found),

@@ -332,7 +332,7 @@ def permutation_p(
     return float(result.pvalue)
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_or_nan(values: Sequence[float]) -> float:
     return float(np.mean(values)) if values else math.nan
 
 
@@ -383,8 +383,8 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
     found = Verdict(
         reading="",
         instances=len(results),
-        guided_rouge_l=_mean(guided),
-        general_rouge_l=_mean(general),
+        guided_rouge_l=mean_or_nan(guided),
+        general_rouge_l=mean_or_nan(general),
         difference=mean_ci(differences, level=CI_LEVEL) if results else EMPTY,
         p_value=guided_above_general(guided, general),
         exact=sum(r.counted == "exact" for r in results),
