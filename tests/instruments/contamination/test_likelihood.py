@@ -63,7 +63,6 @@ from attunebench_inspect.instruments.contamination._rules import (
     NOT_SUSPECTED,
     SUSPECTED,
     overall,
-    unanswered,
 )
 from attunebench_inspect.instruments.contamination._verdict import ProbeVerdict
 from tests.conftest import BUNDLED, REPO
@@ -305,7 +304,6 @@ def test_the_decoy_test_abstains_with_its_reason(
 
 
 def test_a_method_the_provider_cannot_answer_is_left_out_of_the_verdict() -> None:
-    assert unanswered("openai/gpt-4o") == NO_LOGPROBS
     assert overall([("guided", NOT_SUSPECTED), ("likelihood", NO_LOGPROBS)]) == NOT_SUSPECTED
     assert overall([("guided", SUSPECTED), ("likelihood", NO_LOGPROBS)]) == SUSPECTED
     few = "cannot decide: too few instances (3, at least 10)"

@@ -61,15 +61,15 @@ from ._rules import (
     RULE,
 )
 from ._solver import (
+    INSTANCES,
     INSTANCES_KEY,
+    LAYOUT_INSTANCES,
     LAYOUT_KEY,
     LAYOUT_MAX_TOKENS,
     MAX_TOKENS,
     PUBLISHED_TEXTS,
     TEMPERATURE,
     TEXTS_KEY,
-    instances_json,
-    layout_json,
 )
 
 METHOD_KEY = "contamination_method"
@@ -153,7 +153,7 @@ def probe_sample(
     # conversation, so the input says what was asked of it.
     layout: dict[str, object] = (
         {
-            LAYOUT_KEY: layout_json(layout_instances(conv, seed)),
+            LAYOUT_KEY: LAYOUT_INSTANCES.dump_json(layout_instances(conv, seed)).decode(),
             CONTROL_TEXTS_KEY: PUBLISHED_TEXTS.dump_json(control_texts(conv, seed)).decode(),
             LABELS_KEY: _LABELS.dump_json(list(labels)).decode(),
         }
@@ -172,7 +172,7 @@ def probe_sample(
         ),
         target="the unseen rest of each text",
         metadata={
-            INSTANCES_KEY: instances_json(instances),
+            INSTANCES_KEY: INSTANCES.dump_json(instances).decode(),
             TEXTS_KEY: PUBLISHED_TEXTS.dump_json(published_texts(conv)).decode(),
             "category": conv.topic.category,
             "turn_count": len(conv.turns),

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from inspect_ai.model import ChatMessage
+
 from ..._util.bundled import bundled_conversations_dir
 from ...data._codebook import Codebook
 from ...data._load import load_conversations
 from ...data._problems import InputError
-from ...data._split import VisibleTurn, split
+from ...data._split import VisibleConversation, VisibleTurn, split
 from ...solve._call_record import ProbeCall
 from ...tools.estimate._capture import Request
 from ...tools.estimate._command import PricedTask
@@ -28,12 +30,27 @@ from ._likelihood_route import request as likelihood_request
 from ._solver import INSTRUCTIONS, layout_calls, layout_request, request
 
 
+def _visible(
+    data: str | None, codebook: Codebook
+) -> tuple[Path, list[tuple[str, VisibleConversation]]]:
+    """`data` (default: the bundled set) and the visible part of each of its conversations, by
+    its source file."""
+    source = Path(data) if data is not None else bundled_conversations_dir()
+    loaded = load_conversations(source, codebook).conversations
+    return source, [(c.source, split(c.conversation)[0]) for c in loaded]
+
+
+def _request(call: ProbeCall, turn: int | None, chat: list[ChatMessage], answer: str) -> Request:
+    """A call of the probe: no response schema, so no free-text field."""
+    return Request(
+        call=call, turn=turn, chat=tuple(chat), response_schema=None, answer=answer, free_text=0
+    )
+
+
 def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[list[Request]]:
     """Per conversation of `data` (default: the bundled set), the probe's requests for `seed`;
     raises InputError where no text is long enough to probe."""
-    source = Path(data) if data is not None else bundled_conversations_dir()
-    loaded = load_conversations(source, codebook).conversations
-    visible = [(c.source, split(c.conversation)[0]) for c in loaded]
+    source, visible = _visible(data, codebook)
     instances = select(visible, seed).instances
     if not instances:
         # The probe runs and says it cannot decide; a bill of no call is no estimate.
@@ -41,14 +58,7 @@ def probe_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list[
     requests: dict[str, list[Request]] = {conv.conversation_id: [] for _, conv in visible}
     for instance in instances:
         requests[instance.conversation_id] += [
-            Request(
-                call=call,
-                turn=instance.turn,
-                chat=tuple(request(instance, call)),
-                response_schema=None,
-                answer=instance.reference,
-                free_text=0,
-            )
+            _request(call, instance.turn, request(instance, call), instance.reference)
             for call in INSTRUCTIONS
         ]
     return list(requests.values())
@@ -65,21 +75,13 @@ def layout_requests(data: str | None, codebook: Codebook, seed: int = 0) -> list
     four per turn (the document's start and its control's at the text cut and at the label
     cut), the answer assumed as long as the turn's message at the text cut and as its original
     response at the label cut."""
-    source = Path(data) if data is not None else bundled_conversations_dir()
-    loaded = load_conversations(source, codebook).conversations
     found = []
-    for c in loaded:
-        visible = split(c.conversation)[0]
+    for _, visible in _visible(data, codebook)[1]:
         turns = {t.turn_number: t for t in visible.turns}
         found.append(
             [
-                Request(
-                    call=call,
-                    turn=layout.turn,
-                    chat=tuple(layout_request(prefix)),
-                    response_schema=None,
-                    answer=_assumed(call, turns[layout.turn]),
-                    free_text=0,
+                _request(
+                    call, layout.turn, layout_request(prefix), _assumed(call, turns[layout.turn])
                 )
                 for layout in layout_instances(visible, seed)
                 for call, prefix in layout_calls(layout)
@@ -92,26 +94,11 @@ def likelihood_requests(data: str | None, codebook: Codebook, seed: int = 0) -> 
     """Per conversation of `data` (default: the bundled set), the likelihood method's requests
     without a control set (the decoy-ID test): the canary, then the start of the conversation's
     file under its real ID and each decoy; each answered with one token."""
-    source = Path(data) if data is not None else bundled_conversations_dir()
-    loaded = load_conversations(source, codebook).conversations
     found = []
-    for c in loaded:
-        visible = split(c.conversation)[0]
+    for _, visible in _visible(data, codebook)[1]:
         real = visible.conversation_id
         prompts = [CANARY, *decoy_prompts(decoy_window(visible), real, decoy_ids(real, seed))]
-        found.append(
-            [
-                Request(
-                    call="likelihood",
-                    turn=None,
-                    chat=tuple(likelihood_request(prompt)),
-                    response_schema=None,
-                    answer=".",
-                    free_text=0,
-                )
-                for prompt in prompts
-            ]
-        )
+        found.append([_request("likelihood", None, likelihood_request(p), ".") for p in prompts])
     return found
 
 

@@ -26,7 +26,6 @@ MIN_TEXT_WORDS = 20
 """Texts with fewer words are not probed."""
 
 Kind = Literal["message", "edited_reply"]
-KINDS: tuple[Kind, ...] = ("message", "edited_reply")
 FIELDS: dict[Kind, str] = {
     "message": "userMessage",
     "edited_reply": "annotations.alternateResponses.humanEdited",

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...data._split import VisibleConversation
-from ._recall import PublishedText, published_texts, recall
+from ._recall import TURN_FIELDS, PublishedText, published_texts, recall
 
 LAYOUT_INSTRUCTION = (
     "Below is the start of a conversation file from the AttuneBench deposit (arXiv 2605.21739; "
@@ -101,14 +101,8 @@ def control(conv: VisibleConversation, seed: int) -> VisibleConversation:
     by the seed, under a new seeded ID."""
     rng = random.Random(f"layout-control/{seed}/{conv.conversation_id}")
     turns = [
-        t.model_copy(
-            update={
-                "user_message": _shuffled(t.user_message, rng),
-                "om_response": _shuffled(t.om_response, rng),
-                "alternate_response": _shuffled(t.alternate_response, rng),
-                "human_response": _shuffled(t.human_response, rng),
-            }
-        )
+        # Each text in `TURN_FIELDS`' order, the order it draws from the seed.
+        t.model_copy(update={name: _shuffled(getattr(t, name), rng) for name in TURN_FIELDS})
         for t in conv.turns
     ]
     return conv.model_copy(

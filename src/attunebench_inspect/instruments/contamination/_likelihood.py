@@ -69,11 +69,12 @@ from ._rules import (
     K_SHARE,
     MIN_CONVERSATIONS,
     MIN_TOKENS,
+    NO_TEXT_LOGPROBS,
     NOT_SUSPECTED,
     PERMUTATIONS,
     SUSPECTED,
+    mean_or_nan,
     permutation_p,
-    unanswered,
 )
 
 CANARY = ", ".join(str(n) for n in range(1, 61))
@@ -96,8 +97,7 @@ def min_k_prob(logprobs: Sequence[float], share: float = K_SHARE) -> float:
 
 def canary_mean(canary: Sequence[float] | None) -> float:
     """The canary's mean log-probability from its CANARY_SKIP-th token on (NaN where none)."""
-    read = list(canary or ())[CANARY_SKIP:]
-    return float(np.mean(read)) if read else math.nan
+    return mean_or_nan(list(canary or ())[CANARY_SKIP:])
 
 
 def route_check(canary: float) -> str | None:
@@ -148,7 +148,7 @@ def conversation_likelihood(
     return ConversationLikelihood(
         conversation=conversation,
         control=control,
-        score=float(np.mean(scored)) if scored else math.nan,
+        score=mean_or_nan(scored),
         texts=len(scored),
         skipped=sum(t is not None for t in texts) - len(scored),
         missing=missing,
@@ -167,20 +167,20 @@ class LikelihoodVerdict:
 
     reading: str
     """suspected, not suspected, or cannot decide: <reason>."""
-    control_test: bool
-    """The control test ran (else the decoy-ID test)."""
     p_value: float
     """One-sided p-value (NaN where the test was not run)."""
-    conversations: int
-    """Published conversations scored."""
-    controls: int
-    """Control conversations scored (the control test) or decoys per conversation (decoys)."""
     published: float
     """Published conversations' mean Min-K% Prob (control test), or the real IDs' mean count
     of decoys scoring at least as high (decoy test); NaN where none."""
     control: float
     """Control conversations' mean Min-K% Prob, or the count a model that cannot tell the IDs
     apart has on average (DECOYS / 2)."""
+    conversations: int
+    """Published conversations scored."""
+    controls: int
+    """Control conversations scored (the control test) or decoys per conversation (decoys)."""
+    control_test: bool
+    """The control test ran (else the decoy-ID test)."""
     texts: int = 0
     """Texts scored (both groups)."""
     skipped: int = 0
@@ -200,7 +200,7 @@ class LikelihoodVerdict:
 def abstention(v: LikelihoodVerdict, provider: str) -> str | None:
     """Why the figures cannot decide (in `CONTROL_RULE`'s or `DECOY_RULE`'s order), or None."""
     if v.missing or math.isnan(v.canary):
-        return unanswered(provider)
+        return cannot_decide(f"{provider} {NO_TEXT_LOGPROBS}")
     route = route_check(v.canary)
     if route is not None:
         return cannot_decide(route)
@@ -242,10 +242,6 @@ def read(v: LikelihoodVerdict, provider: str) -> LikelihoodVerdict:
     return replace(v, reading=reason or (SUSPECTED if v.p_value < ALPHA else NOT_SUSPECTED))
 
 
-def _mean(values: Sequence[float]) -> float:
-    return float(np.mean(values)) if values else math.nan
-
-
 def decide_likelihood(
     found: Sequence[ConversationLikelihood],
     control_test: bool,
@@ -259,7 +255,7 @@ def decide_likelihood(
     if control_test:
         ours = [c.score for c in published if not math.isnan(c.score)]
         theirs = [c.score for c in found if c.control and not math.isnan(c.score)]
-        controls, center = len(theirs), _mean(theirs)
+        controls, center = len(theirs), mean_or_nan(theirs)
     else:
         ours = [float(c.decoys_above) for c in published if c.decoys_above is not None]
         theirs, controls, center = [], decoys, decoys / 2
@@ -269,7 +265,7 @@ def decide_likelihood(
         p_value=math.nan,
         conversations=len(ours),
         controls=controls,
-        published=_mean(ours),
+        published=mean_or_nan(ours),
         control=center,
         texts=sum(c.texts for c in found),
         skipped=sum(c.skipped for c in found),

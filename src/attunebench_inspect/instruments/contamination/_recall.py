@@ -32,6 +32,8 @@ TEXT_FIELDS = (
     "annotations.alternateResponses.humanEdited",
 )
 """The per-turn texts compared, as the deposit names the fields; the topic's text besides."""
+TURN_FIELDS = ("user_message", "om_response", "alternate_response", "human_response")
+"""`TEXT_FIELDS` as a visible turn names them."""
 TOPIC_KEY = "topic"
 
 
@@ -64,10 +66,9 @@ def published_texts(conv: VisibleConversation) -> list[PublishedText]:
     label: all are in the deposit's visible part)."""
     found = [PublishedText(TOPIC_KEY, conv.topic.text)]
     for turn in conv.turns:
-        texts = (turn.user_message, turn.om_response, turn.alternate_response, turn.human_response)
         found.extend(
-            PublishedText(text_key(turn.turn_number, field), text)
-            for field, text in zip(TEXT_FIELDS, texts, strict=True)
+            PublishedText(text_key(turn.turn_number, field), getattr(turn, name))
+            for field, name in zip(TEXT_FIELDS, TURN_FIELDS, strict=True)
         )
     return found
 

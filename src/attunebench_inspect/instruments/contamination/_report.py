@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
 from ..._util.bootstrap import Interval
 from ...tools._instrument import Reported
@@ -21,7 +22,7 @@ from ...tools.report._run_table import model_label
 from ._dataset import METHOD_KEY, METHODS_KEY
 from ._likelihood import LikelihoodVerdict
 from ._likelihood_route import is_control
-from ._rules import LIKELIHOOD, LabelsVerdict, LayoutVerdict, decide
+from ._rules import LIKELIHOOD, decide
 from ._scorer import SCORER
 from ._verdict import ProbeVerdict
 
@@ -33,13 +34,10 @@ OTHER_CONVERSATIONS = "other conversations"
 conversations (the section says how they differ)."""
 
 
-def is_contamination_run(run: Run) -> bool:
-    return METHOD_KEY in (run.header.eval.metadata or {})
-
-
 @dataclass(frozen=True)
 class Contamination:
-    """A probe run's verdict and what it reads."""
+    """A probe run's verdict and what it reads: the guided probe's figures are its `Verdict`'s
+    (`_rules.py`), which say what each is."""
 
     verdict: str
     """suspected, not suspected, or cannot decide: <reason>."""
@@ -47,15 +45,12 @@ class Contamination:
     guided_rouge_l: float
     general_rouge_l: float
     difference: Interval
-    """Mean guided minus general ROUGE-L over instances, with its 95% bootstrap interval."""
     p_value: float
-    """One-sided sign-flip permutation test that guided exceeds general (heuristic 1)."""
     exact: int
     near_exact: int
     general_exact: int
     general_near_exact: int
     recalled: int
-    """Completions writing out 13+ unshown words of another published text (heuristic 3)."""
     longest_recall: int
     instances: int
     empty_completions: int
@@ -73,24 +68,20 @@ class Contamination:
 
 @dataclass(frozen=True)
 class Likelihood:
-    """The likelihood method's sub-verdict and what it reads (`_likelihood.py`)."""
+    """The likelihood method's sub-verdict and what it reads: `LikelihoodVerdict`'s figures
+    (`_likelihood.py`, which says what each is), and how the log states its test."""
 
     verdict: str
     test: str
     """"control" (never-published conversations) or "decoy IDs"."""
     published: float
-    """The published conversations' mean Min-K% Prob, or their real IDs' mean count of decoys
-    scoring at least as high."""
     control: float
-    """The controls' mean Min-K% Prob, or the count expected of a model that cannot tell."""
     p_value: float
     conversations: int
     controls: int
-    """Control conversations, or decoys per conversation."""
     texts: int
     skipped: int
     canary: float
-    """The route check's figure (nats per token)."""
     statistic: str
     """What each conversation is scored by (the method's metadata: Min-K% Prob, or decoy ranks)."""
     alpha: float
@@ -155,31 +146,26 @@ def contamination_of(run: Run) -> Contamination:
     )
     metadata = run.header.eval.metadata or {}
     seed = metadata.get("seed")
-    guided = found.guided if found else None
-    shown = guided or decide([])
+    shown = (found.guided if found else None) or decide([])
     samples = run.samples
     probed = sorted(str(s.id) for s in samples if not is_control(s.metadata))
-    return Contamination(
+    labels = found.labels if found else None
+    return _copy(
+        Contamination,
+        shown,
         verdict=found.reading if found else "unreadable (no verdict in the log's metrics)",
         rule=_rule(metadata.get(METHOD_KEY) or {}, metadata),
-        guided_rouge_l=shown.guided_rouge_l,
-        general_rouge_l=shown.general_rouge_l,
-        difference=shown.difference,
-        p_value=shown.p_value,
-        exact=shown.exact,
-        near_exact=shown.near_exact,
-        general_exact=shown.general_exact,
-        general_near_exact=shown.general_near_exact,
-        recalled=shown.recalled,
-        longest_recall=shown.longest_recall,
-        instances=shown.instances,
         empty_completions=shown.evidence.empty,
         conversations=(results.completed_samples if results else 0) - (len(samples) - len(probed)),
         seed=seed if isinstance(seed, int) else None,
         data=str(metadata.get("data", "")),
         probed=tuple(probed),
         methods=tuple(metadata.get(METHODS_KEY) or ("guided",)),
-        layout=_layout(found.layout, found.labels) if found and found.layout else None,
+        layout=(
+            _copy(Layout, found.layout, labels=_copy(Labels, labels) if labels else None)
+            if found and found.layout
+            else None
+        ),
         likelihood=(
             _likelihood(found.likelihood, metadata.get(METHOD_KEY) or {})
             if found and found.likelihood
@@ -219,40 +205,26 @@ def rule_parts(rule: str) -> dict[str, str]:
     return dict(zip(split[1::2], split[2::2], strict=True))
 
 
-def _layout(layout: LayoutVerdict, labels: LabelsVerdict | None) -> Layout:
-    return Layout(
-        verdict=layout.reading,
-        recalled=layout.recalled,
-        control_recalled=layout.control_recalled,
-        longest=layout.longest,
-        control_longest=layout.control_longest,
-        instances=layout.instances,
-        labels=Labels(
-            labels.reading,
-            labels.match,
-            labels.control_match,
-            labels.reproduced,
-            labels.scored,
-            labels.instances,
-        )
-        if labels
-        else None,
-    )
+_Record = TypeVar("_Record", Contamination, Layout, Labels, Likelihood)
+
+
+def _copy(record: type[_Record], figures: object, **given: Any) -> _Record:
+    """`record` with `given`, its other fields read from the verdict's `figures` of the same
+    name (`verdict` from their `reading`)."""
+    read = {
+        f.name: getattr(figures, "reading" if f.name == "verdict" else f.name)
+        for f in fields(record)
+        if f.name not in given
+    }
+    return record(**read, **given)
 
 
 def _likelihood(v: LikelihoodVerdict, method: dict[str, object]) -> Likelihood:
     alpha = method.get("alpha")
-    return Likelihood(
-        verdict=v.reading,
+    return _copy(
+        Likelihood,
+        v,
         test="control" if v.control_test else "decoy IDs",
-        published=v.published,
-        control=v.control,
-        p_value=v.p_value,
-        conversations=v.conversations,
-        controls=v.controls,
-        texts=v.texts,
-        skipped=v.skipped,
-        canary=v.canary,
         statistic=(
             str(method.get("likelihood_statistic", ""))
             if v.control_test
@@ -318,7 +290,7 @@ class ContaminationPart(Part):
 
 def contamination_part(scope: Scope) -> Reported:
     """Every probe run's verdict beside its model's Composite in each mode, and the probe runs."""
-    probes = [r for r in scope.runs if is_contamination_run(r)]
+    probes = [r for r in scope.runs if METHOD_KEY in (r.header.eval.metadata or {})]
     scored = {(t.label, t.mode): frozenset(t.ids) for t in scope.tables}
     rows = contamination_rows(
         [(model_label(r.model), r) for r in probes],

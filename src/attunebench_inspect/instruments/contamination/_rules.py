@@ -17,14 +17,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
+from ..._util.bootstrap import DEFAULT_SEED, EMPTY, Interval, mean_ci
 from ..._util.verdict import cannot_decide
 
 NEAR_EXACT_ROUGE_L = 0.75
@@ -169,11 +169,6 @@ DECOY_RULE = (
 """The decoy-ID test's rule as it is printed beside its verdict."""
 
 
-def unanswered(provider: str) -> str:
-    """The likelihood method's sub-verdict where `provider` cannot answer it."""
-    return cannot_decide(f"{provider} {NO_TEXT_LOGPROBS}")
-
-
 def overall(readings: Sequence[tuple[str, str]]) -> str:
     """The verdict from each method's (name, sub-verdict), by `OVERALL_RULE`; a single method's
     own verdict where it alone ran. A method the provider cannot answer says nothing of the
@@ -301,17 +296,10 @@ def abstention(e: Evidence, carried: str = TEXT) -> str | None:
     return None
 
 
-def _mean_of(values: NDArray[np.float64], axis: int) -> NDArray[np.float64]:
-    mean: NDArray[np.float64] = np.mean(values, axis=axis)
-    return mean
-
-
 def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> float:
     """Heuristic 1's test: the one-sided sign-flip permutation p-value that guided exceeds
     general on average, paired by index (Fisher 1935; `scipy.stats.permutation_test`, exact up to
     13 pairs); 1.0 when every difference is zero, NaN with no pair."""
-    if len(guided) != len(general):
-        raise ValueError(f"paired scores differ in length: {len(guided)} and {len(general)}")
     if not guided:
         return math.nan
     # Equal completions score equal floats; rounding keeps sums of rounding error out of ranks.
@@ -322,7 +310,7 @@ def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> f
         # The two sign patterns of one pair, counted as the test counts them (scipy's test
         # needs two observations): the observed mean or above in one of two, or in both.
         return 0.5 if difference[0] > 0 else 1.0
-    return permutation_p((difference,), _mean_of, "samples")
+    return permutation_p((difference,), np.mean, "samples")
 
 
 def permutation_p(
@@ -344,7 +332,7 @@ def permutation_p(
     return float(result.pvalue)
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_or_nan(values: Sequence[float]) -> float:
     return float(np.mean(values)) if values else math.nan
 
 
@@ -354,37 +342,35 @@ class Verdict:
 
     reading: str
     """suspected, not suspected, or cannot decide: <reason>."""
-    instances: int
-    guided_rouge_l: float
-    general_rouge_l: float
     difference: Interval
     """Mean guided minus general ROUGE-L, with its bootstrap interval."""
-    p_value: float
-    """Heuristic 1's one-sided p-value (NaN with no instance)."""
-    heuristic_1: bool
     exact: int
     """Guided exact matches that count (`InstanceResult.counted`)."""
     near_exact: int
+    recalled: int
+    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
+    guided_rouge_l: float
+    general_rouge_l: float
+    p_value: float
+    """Heuristic 1's one-sided p-value (NaN with no instance)."""
+    instances: int
     general_exact: int
     """The general completions' exact matches (for comparison: they count for nothing)."""
     general_near_exact: int
-    heuristic_2: bool
+    longest_recall: int
     evidence: Evidence
-    recalled: int = 0
-    """Completions, guided or general, whose recall run reaches RECALL_RUN_WORDS."""
-    longest_recall: int = 0
-    heuristic_3: bool = False
 
-    def line(self) -> str:
-        """The verdict with the figures it reads, on one line."""
-        return (
-            f"{self.reading}: {self.instances} instances; ROUGE-L guided "
-            f"{self.guided_rouge_l:.3f}, general {self.general_rouge_l:.3f}, difference "
-            f"{self.difference.show(3)} (95% CI), permutation p = {self.p_value:.3g}; guided exact "
-            f"{self.exact}, near-exact {self.near_exact} (general {self.general_exact}, "
-            f"{self.general_near_exact}); recalled {self.recalled} (longest run "
-            f"{self.longest_recall} words)"
-        )
+    @property
+    def heuristic_1(self) -> bool:
+        return abstention(self.evidence) is None and self.p_value < ALPHA
+
+    @property
+    def heuristic_2(self) -> bool:
+        return self.exact >= EXACT_NEEDED or self.near_exact >= NEAR_EXACT_NEEDED
+
+    @property
+    def heuristic_3(self) -> bool:
+        return self.recalled >= RECALL_NEEDED
 
 
 def decide(results: Sequence[InstanceResult]) -> Verdict:
@@ -392,51 +378,26 @@ def decide(results: Sequence[InstanceResult]) -> Verdict:
     the abstention table, then heuristic 1."""
     guided = [r.guided for r in results]
     general = [r.general for r in results]
-    exact = sum(r.counted == "exact" for r in results)
-    near_exact = sum(r.counted == "near_exact" for r in results)
-    p_value = guided_above_general(guided, general)
-    found = evidence(results)
-    abstain = abstention(found)
-    heuristic_1 = abstain is None and p_value < ALPHA
-    heuristic_2 = exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED
+    differences = [g - h for g, h in zip(guided, general, strict=True)]
     runs = [run for r in results for run in (r.guided_recall, r.general_recall)]
-    recalled = sum(run >= RECALL_RUN_WORDS for run in runs)
-    heuristic_3 = recalled >= RECALL_NEEDED
-    reading = (
-        SUSPECTED
-        if heuristic_2 or heuristic_3 or heuristic_1
-        else abstain
-        if abstain is not None
-        else NOT_SUSPECTED
-    )
-    difference = (
-        mean_ci(
-            [g - h for g, h in zip(guided, general, strict=True)],
-            resamples=DEFAULT_RESAMPLES,
-            seed=DEFAULT_SEED,
-            level=CI_LEVEL,
-        )
-        if results
-        else EMPTY
-    )
-    return Verdict(
-        reading=reading,
+    found = Verdict(
+        reading="",
         instances=len(results),
-        guided_rouge_l=_mean(guided),
-        general_rouge_l=_mean(general),
-        difference=difference,
-        p_value=p_value,
-        heuristic_1=heuristic_1,
-        exact=exact,
-        near_exact=near_exact,
+        guided_rouge_l=mean_or_nan(guided),
+        general_rouge_l=mean_or_nan(general),
+        difference=mean_ci(differences, level=CI_LEVEL) if results else EMPTY,
+        p_value=guided_above_general(guided, general),
+        exact=sum(r.counted == "exact" for r in results),
+        near_exact=sum(r.counted == "near_exact" for r in results),
         general_exact=sum(r.general_match == "exact" for r in results),
         general_near_exact=sum(r.general_match == "near_exact" for r in results),
-        heuristic_2=heuristic_2,
-        evidence=found,
-        recalled=recalled,
+        evidence=evidence(results),
+        recalled=sum(run >= RECALL_RUN_WORDS for run in runs),
         longest_recall=max(runs, default=0),
-        heuristic_3=heuristic_3,
     )
+    heuristic = found.heuristic_1 or found.heuristic_2 or found.heuristic_3
+    reading = SUSPECTED if heuristic else abstention(found.evidence) or NOT_SUSPECTED
+    return replace(found, reading=reading)
 
 
 @dataclass(frozen=True)
@@ -444,12 +405,12 @@ class LayoutVerdict:
     """The files-layout probe's sub-verdict (`LAYOUT_RULE`) and what it reads."""
 
     reading: str
-    instances: int
     recalled: int
     """Real completions with a run of RECALL_RUN_WORDS or more."""
     control_recalled: int
     longest: int
     control_longest: int
+    instances: int
     evidence: Evidence
 
 
@@ -468,11 +429,11 @@ def decide_layout(results: Sequence[InstanceResult]) -> LayoutVerdict:
     )
     return LayoutVerdict(
         reading,
-        len(results),
         recalled,
         control_recalled,
         max(real, default=0),
         max(fake, default=0),
+        len(results),
         found,
     )
 
@@ -482,22 +443,31 @@ class LabelsVerdict:
     """The label cut's sub-verdict (`LABELS_RULE`) and what it reads."""
 
     reading: str
-    instances: int
-    scored: int
-    """Instances where the document's or the control's continuation writes a label field."""
     match: float
     """The documents' mean label match over the scored instances (a side that writes none
     there counts 0); NaN with none scored."""
     control_match: float
+    p_value: float
     reproduced: int
     """Document continuations that reproduce every label field they write."""
-    p_value: float
+    scored: int
+    """Instances where the document's or the control's continuation writes a label field."""
+    instances: int
     evidence: Evidence
 
 
-def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
-    """The abstention table's evidence: a continuation that writes no label field is empty."""
-    return evidence(
+def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
+    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
+    pairs = [
+        (r.match or 0.0, r.control_match or 0.0)
+        for r in results
+        if r.match is not None or r.control_match is not None
+    ]
+    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
+    p_value = guided_above_general(real, fake) if pairs else 1.0
+    reproduced = sum(r.match == 1.0 for r in results)
+    # The abstention table's evidence: a continuation that writes no label field is empty.
+    found = evidence(
         [
             InstanceResult(
                 0.0,
@@ -511,19 +481,6 @@ def labels_evidence(results: Sequence[LabelResult]) -> Evidence:
             for r in results
         ]
     )
-
-
-def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
-    """The label sub-verdict over `results` in the order given (conversation ID, then turn)."""
-    pairs = [
-        (r.match or 0.0, r.control_match or 0.0)
-        for r in results
-        if r.match is not None or r.control_match is not None
-    ]
-    real, fake = [a for a, _ in pairs], [b for _, b in pairs]
-    p_value = guided_above_general(real, fake) if pairs else 1.0
-    reproduced = sum(r.match == 1.0 for r in results)
-    found = labels_evidence(results)
     reading = (
         SUSPECTED
         if p_value < ALPHA and reproduced >= LABELS_NEEDED
@@ -531,11 +488,11 @@ def decide_labels(results: Sequence[LabelResult]) -> LabelsVerdict:
     )
     return LabelsVerdict(
         reading,
-        len(results),
-        len(pairs),
         sum(real) / len(real) if real else math.nan,
         sum(fake) / len(fake) if fake else math.nan,
-        reproduced,
         p_value,
+        reproduced,
+        len(pairs),
+        len(results),
         found,
     )

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict
-from typing import Any
+from dataclasses import asdict, fields
+from typing import Any, TypeVar
 
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
@@ -65,57 +65,24 @@ CONTAMINATION_HEADLINE = HeadlineMetric(scorer=SCORER, metric=HEADLINE_METRIC)
 """The first of the verdict's metrics: the indicator that is 1, named for the verdict."""
 
 
-def _records(score: Score, key: str = RESULTS_KEY) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = (score.metadata or {}).get(key, [])
-    return records
-
-
-def results_of(
-    score: Score, conversation: str = "", key: str = RESULTS_KEY
-) -> list[InstanceResult]:
-    """A sample's instances as the verdict reads them (`conversation`: its ID; `key`: the
-    guided probe's records, or `LAYOUT_RESULTS_KEY` the layout probe's)."""
-    return [
-        InstanceResult(
-            guided=float(r["guided"]),
-            general=float(r["general"]),
-            guided_match=r["guided_match"],
-            general_match=r["general_match"],
-            guided_recall=int(r.get("guided_recall", 0)),
-            general_recall=int(r.get("general_recall", 0)),
-            conversation=str(r.get("conversation", conversation)),
-            guided_answer=r.get("guided_answer"),
-            general_answer=r.get("general_answer"),
-            guided_cut=bool(r.get("guided_cut", False)),
-            general_cut=bool(r.get("general_cut", False)),
-        )
-        for r in _records(score, key)
-    ]
-
-
 def _ordered(scores: Sequence[SampleScore]) -> list[SampleScore]:
     """The samples by conversation ID (the order a log keeps its samples in, so the figures
     recomputed from a log are the printed ones)."""
     return sorted(scores, key=lambda s: (str(s.sample_id), s.sample_id is None))
 
 
-def pooled(scores: Sequence[SampleScore], key: str = RESULTS_KEY) -> list[InstanceResult]:
-    """Every instance of the run, by conversation ID, then in instance order."""
-    return [r for s in _ordered(scores) for r in results_of(s.score, str(s.sample_id), key)]
+_Result = TypeVar("_Result", InstanceResult, LabelResult)
 
 
-def pooled_labels(scores: Sequence[SampleScore]) -> list[LabelResult]:
-    """Every label instance of the run, by conversation ID, then by turn."""
+def pooled(scores: Sequence[SampleScore], record: type[_Result], key: str) -> list[_Result]:
+    """Every instance of the run under `key`, by conversation ID, then in instance order. A
+    score's record holds `record`'s fields as `asdict` wrote them; a log written before a field
+    was added reads its default (and the sample's ID as the conversation)."""
+    names = {f.name for f in fields(record)}
     return [
-        LabelResult(
-            conversation=str(s.sample_id),
-            match=r["match"],
-            control_match=r["control_match"],
-            answer=r["answer"],
-            control_answer=r["control_answer"],
-        )
+        record(**{"conversation": str(s.sample_id), **{k: r[k] for k in names & r.keys()}})
         for s in _ordered(scores)
-        for r in _records(s.score, LABEL_RESULTS_KEY)
+        for r in (s.score.metadata or {}).get(key, [])
     ]
 
 
@@ -133,13 +100,6 @@ def _run_fact(scores: Sequence[SampleScore], key: str, missing: Any) -> Any:
     return next((s.score.metadata or {} for s in scores), {}).get(key, missing)
 
 
-def methods_of(scores: Sequence[SampleScore]) -> list[str]:
-    """The methods the run chose (the guided probe alone in a log that records none)."""
-    for s in scores:
-        return list((s.score.metadata or {}).get(METHODS_KEY, [GUIDED]))
-    return [GUIDED]
-
-
 @metric
 def contamination_verdict() -> Metric:
     """The verdict over every instance of the run (`_rules.py`), as the log header keeps it
@@ -148,10 +108,11 @@ def contamination_verdict() -> Metric:
     def calculate(scores: list[SampleScore]) -> dict[str, float]:
         # Everything from the metadata, so that the verdict and its counts read the same epoch.
         return probe_verdict(
-            methods_of(scores),
-            pooled(scores),
-            pooled(scores, LAYOUT_RESULTS_KEY),
-            pooled_labels(scores),
+            # The guided probe alone in a log that records no methods.
+            list(_run_fact(scores, METHODS_KEY, [GUIDED])),
+            pooled(scores, InstanceResult, RESULTS_KEY),
+            pooled(scores, InstanceResult, LAYOUT_RESULTS_KEY),
+            pooled(scores, LabelResult, LABEL_RESULTS_KEY),
             pooled_likelihood(scores),
             bool(_run_fact(scores, "likelihood_control_test", False)),
             str(_run_fact(scores, "provider", "the provider")),
@@ -252,24 +213,20 @@ def _layout_scored(state: TaskState) -> list[tuple[LayoutInstance, InstanceResul
     for i, layout in enumerate(layout_of(state.metadata)):
         real = continuation(store.layout[i], layout.prefix)
         fake = continuation(store.layout_control[i], layout.control_prefix)
-        scored.append(
-            (
-                layout,
-                InstanceResult(
-                    guided=0.0,
-                    general=0.0,
-                    guided_match="none",
-                    general_match="none",
-                    guided_recall=layout_run(real, layout.prefix, texts),
-                    general_recall=layout_run(fake, layout.control_prefix, control),
-                    conversation=layout.conversation_id,
-                    guided_answer=answer_key(real),
-                    general_answer=answer_key(fake),
-                    # A file has no end: the length limit is a window on its continuation,
-                    # so a completion cut there still carries text (unlike a guided one).
-                ),
-            )
+        result = InstanceResult(
+            guided=0.0,
+            general=0.0,
+            guided_match="none",
+            general_match="none",
+            guided_recall=layout_run(real, layout.prefix, texts),
+            general_recall=layout_run(fake, layout.control_prefix, control),
+            conversation=layout.conversation_id,
+            guided_answer=answer_key(real),
+            general_answer=answer_key(fake),
+            # A file has no end: the length limit is a window on its continuation,
+            # so a completion cut there still carries text (unlike a guided one).
         )
+        scored.append((layout, result))
     return scored
 
 

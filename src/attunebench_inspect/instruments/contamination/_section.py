@@ -169,29 +169,27 @@ def _tables(report: Report) -> list[Table]:
         "attunebench_inspect/contamination --model MODEL` checks whether a model has seen "
         "the conversations (docs/contamination.md).",
     )
-    layout = [(r.model, r.contamination.layout) for r in rows if r.contamination.layout]
-    likelihood = [(r.model, r.contamination.likelihood) for r in rows if r.contamination.likelihood]
-    more: list[tuple[str, list[str], list[list[Cell]], str, tuple[str, ...]]] = []
-    if layout:
-        more.append(
-            (
-                "Contamination: the files-layout probe (-T methods=guided,layout)",
-                LAYOUT_HEADERS,
-                [_layout_row(model, found) for model, found in layout],
-                LAYOUT_READING,
-                ("files layout", "labels"),
-            )
-        )
-    if likelihood:
-        more.append(
-            (
-                "Contamination: the likelihood method",
-                LIKELIHOOD_HEADERS,
-                [_likelihood_row(model, found) for model, found in likelihood],
-                LIKELIHOOD_READING,
-                ("likelihood",),
-            )
-        )
+    tables = (
+        (
+            "Contamination: the files-layout probe (-T methods=guided,layout)",
+            LAYOUT_HEADERS,
+            [_layout_row(r.model, r.contamination.layout) for r in rows if r.contamination.layout],
+            LAYOUT_READING,
+            ("files layout", "labels"),
+        ),
+        (
+            "Contamination: the likelihood method",
+            LIKELIHOOD_HEADERS,
+            [
+                _likelihood_row(r.model, r.contamination.likelihood)
+                for r in rows
+                if r.contamination.likelihood
+            ],
+            LIKELIHOOD_READING,
+            ("likelihood",),
+        ),
+    )
+    more = [table for table in tables if table[2]]
     # The overall rule once, under the last table.
     ruled = [
         names + (("overall",) if i == len(more) - 1 else ()) for i, (*_, names) in enumerate(more)

@@ -61,12 +61,12 @@ INSTRUCTIONS: dict[ProbeCall, Callable[[Instance], str]] = {
     "guided": prompts.guided,
     "general": prompts.general,
 }
-_INSTANCES = TypeAdapter(list[Instance])
+INSTANCES = TypeAdapter(list[Instance])
 PUBLISHED_TEXTS = TypeAdapter(list[PublishedText])
 TEXTS_KEY = "contamination_texts"
 """Sample metadata: every published text of the conversation (`_recall.py`), as JSON: the
 likelihood method's prompts, and the scorer's (heuristic 3); no other prompt reads it."""
-_LAYOUT = TypeAdapter(list[LayoutInstance])
+LAYOUT_INSTANCES = TypeAdapter(list[LayoutInstance])
 LAYOUT_KEY = "contamination_layout"
 """Sample metadata: the conversation's layout instances (each document's start and its
 control's), as JSON."""
@@ -101,12 +101,8 @@ class Call:
     config: GenerateConfig
 
 
-def instances_json(instances: list[Instance]) -> str:
-    return _INSTANCES.dump_json(instances).decode()
-
-
 def instances_of(metadata: dict[str, object]) -> list[Instance]:
-    return _INSTANCES.validate_json(str(metadata[INSTANCES_KEY]))
+    return INSTANCES.validate_json(str(metadata[INSTANCES_KEY]))
 
 
 def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[PublishedText]:
@@ -116,14 +112,10 @@ def texts_of(metadata: dict[str, object], key: str = TEXTS_KEY) -> list[Publishe
     return PUBLISHED_TEXTS.validate_json(str(raw)) if raw is not None else []
 
 
-def layout_json(instances: list[LayoutInstance]) -> str:
-    return _LAYOUT.dump_json(instances).decode()
-
-
 def layout_of(metadata: dict[str, object]) -> list[LayoutInstance]:
     """A sample's layout instances (none where the layout probe was not chosen)."""
     raw = metadata.get(LAYOUT_KEY)
-    return _LAYOUT.validate_json(str(raw)) if raw is not None else []
+    return LAYOUT_INSTANCES.validate_json(str(raw)) if raw is not None else []
 
 
 def request(instance: Instance, call: ProbeCall) -> list[ChatMessage]:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 from ..._util.bootstrap import Interval
 from ._likelihood import (
@@ -31,16 +32,13 @@ from ._likelihood import (
     read,
 )
 from ._rules import (
-    ALPHA,
-    EXACT_NEEDED,
     GUIDED,
     LABEL_FIELDS,
     LAYOUT,
     LIKELIHOOD,
-    NEAR_EXACT_NEEDED,
     NOT_SUSPECTED,
-    RECALL_NEEDED,
     SUSPECTED,
+    TEXT,
     Evidence,
     InstanceResult,
     LabelResult,
@@ -89,28 +87,21 @@ class ProbeVerdict:
         shown = self.guided or decide([])
         both = self.guided is not None and (self.layout or self.likelihood) is not None
         decided = indicator != CANNOT_DECIDE
-        return {
+        found = {
             indicator: 1.0,
             HEADLINE_METRIC: float(self.reading == SUSPECTED) if decided else math.nan,
-            "difference": shown.difference.estimate,
-            "ci_low": shown.difference.low,
-            "ci_high": shown.difference.high,
-            "exact": shown.exact,
-            "near_exact": shown.near_exact,
-            "recalled": shown.recalled,
-            "guided_rouge_l": shown.guided_rouge_l,
-            "general_rouge_l": shown.general_rouge_l,
-            "p_value": shown.p_value,
-            "instances": shown.instances,
-            "general_exact": shown.general_exact,
-            "general_near_exact": shown.general_near_exact,
-            "longest_recall": shown.longest_recall,
-            **_evidence_metrics(shown.evidence, ""),
-            **({"guided_suspected": float(shown.reading == SUSPECTED)} if both else {}),
-            **(_layout_metrics(self.layout) if self.layout else {}),
-            **(_labels_metrics(self.labels) if self.labels else {}),
-            **(_likelihood_metrics(self.likelihood) if self.likelihood else {}),
+            **_figures(shown, ""),
         }
+        if both:
+            found["guided_suspected"] = float(shown.reading == SUSPECTED)
+        cuts = ("layout_", self.layout), ("layout_labels_", self.labels)
+        for prefix, v in (*cuts, ("likelihood_", self.likelihood)):
+            if v:
+                found |= {
+                    f"{prefix}suspected": float(v.reading == SUSPECTED),
+                    **_figures(v, prefix),
+                }
+        return found
 
     def readings(self) -> list[tuple[str, str]]:
         """Each sub-verdict by its method's name, in `METHODS`' order (the label cut after the
@@ -126,13 +117,20 @@ class ProbeVerdict:
         `provider`: the run's model, named where it cannot answer the likelihood method."""
         if not any(metrics.get(n) == 1.0 for n in (*INDICATORS.values(), CANNOT_DECIDE)):
             return None
-        layout = _layout_of(metrics)
-        likelihood = _likelihood_of(metrics, provider)
+        layout = _sub_verdict(metrics, "layout_", LayoutVerdict, TEXT)
+        likelihood = (
+            read(
+                LikelihoodVerdict("", **_figures_of(metrics, "likelihood_", LikelihoodVerdict)),
+                provider,
+            )
+            if "likelihood_conversations" in metrics
+            else None
+        )
         found = cls(
             "",
             _guided_of(metrics, layout is None and likelihood is None),
             layout,
-            _labels_of(metrics),
+            _sub_verdict(metrics, "layout_labels_", LabelsVerdict, LABEL_FIELDS),
             likelihood,
         )
         return replace(found, reading=overall(found.readings()))
@@ -170,46 +168,22 @@ def _evidence_metrics(e: Evidence, prefix: str) -> dict[str, float]:
     return {f"{prefix}{name}": getattr(e, field) for name, field in _EVIDENCE.items()}
 
 
-def _layout_metrics(layout: LayoutVerdict) -> dict[str, float]:
-    return {
-        "layout_suspected": float(layout.reading == SUSPECTED),
-        "layout_recalled": layout.recalled,
-        "layout_control_recalled": layout.control_recalled,
-        "layout_longest": layout.longest,
-        "layout_control_longest": layout.control_longest,
-        "layout_instances": layout.instances,
-        **_evidence_metrics(layout.evidence, "layout_"),
-    }
-
-
-def _labels_metrics(labels: LabelsVerdict) -> dict[str, float]:
-    return {
-        "layout_labels_suspected": float(labels.reading == SUSPECTED),
-        "layout_labels_match": labels.match,
-        "layout_labels_control_match": labels.control_match,
-        "layout_labels_p_value": labels.p_value,
-        "layout_labels_reproduced": labels.reproduced,
-        "layout_labels_scored": labels.scored,
-        "layout_labels_instances": labels.instances,
-        **_evidence_metrics(labels.evidence, "layout_labels_"),
-    }
-
-
-def _likelihood_metrics(v: LikelihoodVerdict) -> dict[str, float]:
-    return {
-        "likelihood_suspected": float(v.reading == SUSPECTED),
-        "likelihood_p_value": v.p_value,
-        "likelihood_published": v.published,
-        "likelihood_control": v.control,
-        "likelihood_conversations": v.conversations,
-        "likelihood_controls": v.controls,
-        "likelihood_control_test": float(v.control_test),
-        "likelihood_texts": v.texts,
-        "likelihood_skipped": v.skipped,
-        "likelihood_missing": v.missing,
-        "likelihood_canary": v.canary,
-        "likelihood_not_random": v.not_random,
-    }
+def _figures(
+    v: Verdict | LayoutVerdict | LabelsVerdict | LikelihoodVerdict, prefix: str
+) -> dict[str, float]:
+    """A verdict's figures as the log header keeps them, in its fields' order: a flag as 1 or 0,
+    counts as integers, the guided difference with its interval's bounds, the evidence by
+    `_EVIDENCE`."""
+    found: dict[str, float] = {}
+    for f in fields(v):
+        value = getattr(v, f.name)
+        if isinstance(value, Evidence):
+            found |= _evidence_metrics(value, prefix)
+        elif isinstance(value, Interval):
+            found |= {f.name: value.estimate, "ci_low": value.low, "ci_high": value.high}
+        elif f.name != "reading":
+            found[prefix + f.name] = float(value) if isinstance(value, bool) else value
+    return found
 
 
 def _count(metrics: Mapping[str, float], name: str) -> int:
@@ -220,6 +194,21 @@ def _count(metrics: Mapping[str, float], name: str) -> int:
 def _evidence_of(metrics: Mapping[str, float], prefix: str) -> Evidence:
     counts = {field: _count(metrics, prefix + name) for name, field in _EVIDENCE.items()}
     return Evidence(instances=_count(metrics, prefix + "instances"), **counts)
+
+
+def _figures_of(metrics: Mapping[str, float], prefix: str, record: type[Any]) -> dict[str, Any]:
+    """The figures `_figures` (or `ProbeVerdict.metrics`, prefix "") wrote of `record`'s fields,
+    by each field's type: a count absent or NaN reads 0, a figure absent NaN."""
+    found: dict[str, Any] = {}
+    for f in fields(record):
+        name = prefix + f.name
+        if f.type == "int":
+            found[f.name] = _count(metrics, name)
+        elif f.type == "float":
+            found[f.name] = metrics.get(name, math.nan)
+        elif f.type == "bool":
+            found[f.name] = metrics.get(name) == 1.0
+    return found
 
 
 def _reading(metrics: Mapping[str, float], flag: str, e: Evidence, carried: str) -> str:
@@ -234,82 +223,29 @@ def _guided_of(metrics: Mapping[str, float], alone: bool) -> Verdict | None:
     if not alone and "guided_suspected" not in metrics:
         return None
     e = _evidence_of(metrics, "")
-    flag = "suspected" if alone else "guided_suspected"
-    exact, near_exact = _count(metrics, "exact"), _count(metrics, "near_exact")
-    recalled, p_value = _count(metrics, "recalled"), metrics.get("p_value", math.nan)
     nan = math.nan
+    interval = (
+        metrics.get("difference", nan),
+        metrics.get("ci_low", nan),
+        metrics.get("ci_high", nan),
+    )
     return Verdict(
-        reading=_reading(metrics, flag, e, "text"),
-        instances=e.instances,
-        guided_rouge_l=metrics.get("guided_rouge_l", nan),
-        general_rouge_l=metrics.get("general_rouge_l", nan),
-        difference=Interval(
-            metrics.get("difference", nan),
-            metrics.get("ci_low", nan),
-            metrics.get("ci_high", nan),
-            e.instances,
-        ),
-        p_value=p_value,
-        heuristic_1=abstention(e) is None and p_value < ALPHA,
-        exact=exact,
-        near_exact=near_exact,
-        general_exact=_count(metrics, "general_exact"),
-        general_near_exact=_count(metrics, "general_near_exact"),
-        heuristic_2=exact >= EXACT_NEEDED or near_exact >= NEAR_EXACT_NEEDED,
-        evidence=e,
-        recalled=recalled,
-        longest_recall=_count(metrics, "longest_recall"),
-        heuristic_3=recalled >= RECALL_NEEDED,
-    )
-
-
-def _layout_of(metrics: Mapping[str, float]) -> LayoutVerdict | None:
-    if "layout_instances" not in metrics:
-        return None
-    e = _evidence_of(metrics, "layout_")
-    return LayoutVerdict(
-        reading=_reading(metrics, "layout_suspected", e, "text"),
-        instances=e.instances,
-        recalled=_count(metrics, "layout_recalled"),
-        control_recalled=_count(metrics, "layout_control_recalled"),
-        longest=_count(metrics, "layout_longest"),
-        control_longest=_count(metrics, "layout_control_longest"),
+        **_figures_of(metrics, "", Verdict),
+        reading=_reading(metrics, "suspected" if alone else "guided_suspected", e, TEXT),
+        difference=Interval(*interval, e.instances),
         evidence=e,
     )
 
 
-def _labels_of(metrics: Mapping[str, float]) -> LabelsVerdict | None:
-    if "layout_labels_instances" not in metrics:
-        return None
-    e = _evidence_of(metrics, "layout_labels_")
-    return LabelsVerdict(
-        reading=_reading(metrics, "layout_labels_suspected", e, LABEL_FIELDS),
-        instances=e.instances,
-        scored=_count(metrics, "layout_labels_scored"),
-        match=metrics.get("layout_labels_match", math.nan),
-        control_match=metrics.get("layout_labels_control_match", math.nan),
-        reproduced=_count(metrics, "layout_labels_reproduced"),
-        p_value=metrics.get("layout_labels_p_value", math.nan),
-        evidence=e,
-    )
+_Cut = TypeVar("_Cut", LayoutVerdict, LabelsVerdict)
 
 
-def _likelihood_of(metrics: Mapping[str, float], provider: str) -> LikelihoodVerdict | None:
-    if "likelihood_conversations" not in metrics:
+def _sub_verdict(
+    metrics: Mapping[str, float], prefix: str, record: type[_Cut], carried: str
+) -> _Cut | None:
+    """The files-layout probe's text cut or label cut (None where it did not run)."""
+    if f"{prefix}instances" not in metrics:
         return None
-    nan = math.nan
-    figures = LikelihoodVerdict(
-        reading="",
-        control_test=metrics.get("likelihood_control_test") == 1.0,
-        p_value=metrics.get("likelihood_p_value", nan),
-        conversations=_count(metrics, "likelihood_conversations"),
-        controls=_count(metrics, "likelihood_controls"),
-        published=metrics.get("likelihood_published", nan),
-        control=metrics.get("likelihood_control", nan),
-        texts=_count(metrics, "likelihood_texts"),
-        skipped=_count(metrics, "likelihood_skipped"),
-        missing=_count(metrics, "likelihood_missing"),
-        canary=metrics.get("likelihood_canary", nan),
-        not_random=_count(metrics, "likelihood_not_random"),
-    )
-    return read(figures, provider)
+    e = _evidence_of(metrics, prefix)
+    reading = _reading(metrics, f"{prefix}suspected", e, carried)
+    return record(**_figures_of(metrics, prefix, record), reading=reading, evidence=e)
