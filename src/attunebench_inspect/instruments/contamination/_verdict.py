@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from ..._util.bootstrap import Interval
 from ._likelihood import (
@@ -200,14 +200,13 @@ def _figures_of(metrics: Mapping[str, float], prefix: str, record: type[Any]) ->
     """The figures `_figures` (or `ProbeVerdict.metrics`, prefix "") wrote of `record`'s fields,
     by each field's type: a count absent or NaN reads 0, a figure absent NaN."""
     found: dict[str, Any] = {}
-    for f in fields(record):
-        name = prefix + f.name
-        if f.type == "int":
-            found[f.name] = _count(metrics, name)
-        elif f.type == "float":
-            found[f.name] = metrics.get(name, math.nan)
-        elif f.type == "bool":
-            found[f.name] = metrics.get(name) == 1.0
+    for name, kind in get_type_hints(record).items():
+        if kind is int:
+            found[name] = _count(metrics, prefix + name)
+        elif kind is float:
+            found[name] = metrics.get(prefix + name, math.nan)
+        elif kind is bool:
+            found[name] = metrics.get(prefix + name) == 1.0
     return found
 
 
