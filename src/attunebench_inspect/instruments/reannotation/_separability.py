@@ -150,18 +150,12 @@ def _no_information(information: Mapping[str, TaskInformation], tasks: Sequence[
     return "the third-party labels carry no information about " + "; ".join(said)
 
 
-@dataclass(frozen=True)
-class _Rhos:
-    """Each pair of tasks' rho point estimates and bootstrap replicates under both label sets."""
-
-    pairs: list[tuple[int, int]]
-    own_point: dict[tuple[int, int], float]
-    third_point: dict[tuple[int, int], float]
-    own: dict[tuple[int, int], NDArray[np.float64]]
-    third: dict[tuple[int, int], NDArray[np.float64]]
+Rhos = dict[tuple[int, int], tuple[NDArray[np.float64], NDArray[np.float64]]]
+"""Pair of tasks -> its rho point estimates (2,) and bootstrap replicates (replicates, 2), each
+under self labels [0] and third-party labels [1]."""
 
 
-def _rhos(scores: TaskScores, resamples: int, seed: int) -> _Rhos:
+def _rhos(scores: TaskScores, resamples: int, seed: int) -> Rhos:
     """Each model's task value is its mean over the conversations; rho is computed across the
     models, and every replicate draws conversations (the same draws for both label sets)."""
     # (conversations, side, model, task) -> replicate means -> (replicates, side, model, task)
@@ -171,23 +165,21 @@ def _rhos(scores: TaskScores, resamples: int, seed: int) -> _Rhos:
     replicates = replicate_means(flat, resamples, seed).reshape(resamples, *shape)
     with np.errstate(invalid="ignore"):
         means = np.nanmean(values, axis=0)
-    pairs = list(itertools.combinations(range(len(scores.tasks)), 2))
-    return _Rhos(
-        pairs,
-        {p: float(spearman_rows(means[0], *p)) for p in pairs},
-        {p: float(spearman_rows(means[1], *p)) for p in pairs},
-        {p: spearman_rows(replicates[:, 0], *p) for p in pairs},
-        {p: spearman_rows(replicates[:, 1], *p) for p in pairs},
-    )
+    return {
+        p: (spearman_rows(means, *p), spearman_rows(replicates, *p))
+        for p in itertools.combinations(range(len(scores.tasks)), 2)
+    }
 
 
 def _pairs(
-    scores: TaskScores, rhos: _Rhos, information: Mapping[str, TaskInformation]
+    scores: TaskScores, rhos: Rhos, information: Mapping[str, TaskInformation]
 ) -> list[Pair]:
     """Every pair of tasks with its rhos, its rise and its status under the rule."""
     n = len(scores.conversations)
-    own = {p: _interval(rhos.own_point[p], rhos.own[p], LEVEL, n) for p in rhos.pairs}
-    separable = [p for p in rhos.pairs if own[p].high < STRONG]
+    own = {
+        p: _interval(float(point[0]), draws[:, 0], LEVEL, n) for p, (point, draws) in rhos.items()
+    }
+    separable = [p for p in rhos if own[p].high < STRONG]
     tested = [
         p
         for p in separable
@@ -195,10 +187,10 @@ def _pairs(
     ]
     corrected_level = 1 - (1 - LEVEL) / max(len(tested), 1)
     pairs = []
-    for p in rhos.pairs:
-        third = _interval(rhos.third_point[p], rhos.third[p], LEVEL, n)
-        rise = rhos.third[p] - rhos.own[p]
-        change = _interval(rhos.third_point[p] - rhos.own_point[p], rise, LEVEL, n)
+    for p, (point, draws) in rhos.items():
+        third = _interval(float(point[1]), draws[:, 1], LEVEL, n)
+        rise = draws[:, 1] - draws[:, 0]
+        change = _interval(float(point[1] - point[0]), rise, LEVEL, n)
         corrected = EMPTY
         status: PairStatus = "not separable under self labels"
         if p in separable and p not in tested:
