@@ -144,9 +144,9 @@ def _uninformed(information: Mapping[str, TaskInformation], tasks: Sequence[str]
 def _no_information(information: Mapping[str, TaskInformation], tasks: Sequence[str]) -> str:
     said = []
     for task in tasks:
-        found = information.get(task)
-        kappas = found.describe() if found is not None and found.kappas else "no kappa measured"
-        said.append(f"{TASK_LABELS.get(task, task)} ({kappas})")
+        found = information[task].kappas if task in information else {}
+        kappas = ", ".join(f"{name} kappa {k.show()}" for name, k in found.items())
+        said.append(f"{TASK_LABELS.get(task, task)} ({kappas or 'no kappa measured'})")
     return "the third-party labels carry no information about " + "; ".join(said)
 
 
