@@ -285,15 +285,9 @@ def third_party_section(
     """The analyses of a third-party study (the report's "Third-party labels" section)."""
     third = rescored.third
     files = {s.annotator: s.source for s in third.labels}
-    annotators = [
-        AnnotatorRow(
-            name,
-            files[name],
-            sum(1 for s in third.labels if s.annotator == name),
-            sum(1 for s in third.labels if s.annotator == name and s.self_rating),
-        )
-        for name in sorted(files)
-    ]
+    labelled = Counter(s.annotator for s in third.labels)
+    own = Counter(s.annotator for s in third.labels if s.self_rating)
+    annotators = [AnnotatorRow(a, files[a], labelled[a], own[a]) for a in sorted(files)]
     label_sets = [*third.labels, *(c.labels for c in rescored.consensus.values())]
     modes = sorted({r.mode for r in rescored.runs})
     return ThirdPartySection(
