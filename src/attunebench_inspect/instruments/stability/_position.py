@@ -333,9 +333,8 @@ class _SwapTable:
             q = (draws @ self.earlier) / (draws @ self.shown)  # (draws, cells)
             pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]
             pair = np.nan_to_num(pair.reshape(len(q), -1))
-            result: Matrix = ((draws @ self.swap_cells) * pair).sum(axis=1) / (draws @ self.swaps)[
-                :, 0
-            ]
+            swaps = (draws @ self.swaps)[:, 0]
+            result: Matrix = ((draws @ self.swap_cells) * pair).sum(axis=1) / swaps
         return result
 
 
