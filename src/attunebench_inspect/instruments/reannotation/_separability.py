@@ -28,7 +28,6 @@ from ...tools.report._analyses import FEW_CONVERSATIONS
 from ._agreement import TaskInformation
 from ._tasks import TASK_LABELS, TaskScores
 
-NAN = float("nan")
 STRONG = 0.7
 """A Spearman rho of at least 0.7 is "strong" (Schober, Boer & Schwarte 2018, Anesthesia &
 Analgesia 126(5): 0.70-0.89 strong, 0.90-1.00 very strong)."""
@@ -91,20 +90,6 @@ class SeparabilityTest:
     """The verdict and why, with the number of models and conversations."""
     information: dict[str, TaskInformation] = field(default_factory=dict)
     """Per task with labels, whether the third parties read the participants above chance."""
-
-    @property
-    def line(self) -> str:
-        """The one line a report prints: the reading and the rule it follows."""
-        return f"{self.reading} ({RULE})"
-
-    def matrix(self, side: Literal["own", "third"]) -> list[list[float]]:
-        """The tasks x tasks matrix of rho point estimates (1 on the diagonal), for the figure."""
-        index = {t: i for i, t in enumerate(self.tasks)}
-        matrix = [[1.0 if a == b else NAN for b in self.tasks] for a in self.tasks]
-        for p in self.pairs:
-            a, b = index[p.tasks[0]], index[p.tasks[1]]
-            matrix[a][b] = matrix[b][a] = getattr(p, side).estimate
-        return matrix
 
 
 def spearman_rows(means: NDArray[np.float64], a: int, b: int) -> NDArray[np.float64]:
