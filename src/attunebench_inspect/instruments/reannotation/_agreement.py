@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, EMPTY, Interval, mean_ci
 from ...data._codebook import Codebook
@@ -221,23 +220,6 @@ Compared = tuple[LabelSet, GroundTruth]
 """A third party's label set and the participant's labels of the same conversation."""
 
 
-def _raw(f: Field, third: LabelSet, own: GroundTruth) -> float:
-    return NAN if f.metric in third.unlabelled else f.raw(third.truth, own)
-
-
-def _tables(f: Field, groups: Sequence[Sequence[Compared]]) -> NDArray[np.float64]:
-    """(conversations, strata, L, L): each conversation's items counted by stratum, in order."""
-    if f.items is None:
-        return np.zeros((len(groups), 0, 0, 0))
-    found = [[i for third, own in group for i in f.items(third, own)] for group in groups]
-    strata = {s: k for k, s in enumerate(sorted({s for items in found for s, _, _ in items}))}
-    tables = np.zeros((len(groups), len(strata), f.categories, f.categories))
-    for g, items in enumerate(found):
-        for stratum, row, col in items:
-            tables[g, strata[stratum], row, col] += 1
-    return tables
-
-
 def _agreement(
     rater: str,
     f: Field,
@@ -249,11 +231,20 @@ def _agreement(
     """One rater on one field: `groups` are its conversations (in id order), each the label
     sets compared there (one, or every third party's for the pooled rater): a conversation's
     value is the mean of its sets' values, its kappa table the sum of theirs."""
-    values = [m.nanmean([_raw(f, t, o) for t, o in group]) for group in groups]
+    values = [
+        m.nanmean([NAN if f.metric in t.unlabelled else f.raw(t.truth, o) for t, o in group])
+        for group in groups
+    ]
     value = mean_ci(values, resamples=resamples, seed=seed, level=level)
     if f.items is None:
         return Agreement(rater, f.name, f.task, f.metric, value, None, EMPTY, 0)
-    tables = _tables(f, groups)
+    # (conversations, strata, L, L): each conversation's items counted by stratum, in order.
+    found = [[i for third, own in group for i in f.items(third, own)] for group in groups]
+    strata = {s: k for k, s in enumerate(sorted({s for items in found for s, _, _ in items}))}
+    tables = np.zeros((len(groups), len(strata), f.categories, f.categories))
+    for g, items in enumerate(found):
+        for stratum, row, col in items:
+            tables[g, strata[stratum], row, col] += 1
     corrected = kappa_interval(tables, f.weights, resamples, seed, level)
     return Agreement(
         rater, f.name, f.task, f.metric, value, COEFFICIENT[f.weights], corrected,
@@ -310,9 +301,6 @@ class TaskInformation:
     """Every field's interval above 0 (one-sided 97.5%) over 10 conversations or more; or stated."""
     stated: bool = False
     """Informative by construction: a simulation whose annotators read the participants."""
-
-    def describe(self) -> str:
-        return ", ".join(f"{name} kappa {k.show()}" for name, k in self.kappas.items())
 
 
 def informed(task: str, kappas: Mapping[str, Interval]) -> TaskInformation:

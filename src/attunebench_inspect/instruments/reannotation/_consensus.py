@@ -104,12 +104,10 @@ def _turn(vote: _Vote, turns: Sequence[TurnTruth]) -> TurnTruth:
     }
     binary = {
         q: BinaryTruth(
-            observed=_binary(
-                vote, f"{at}.binary.{q}.observed", [t.binary[q].observed for t in turns]
-            ),
-            preferred=_binary(
-                vote, f"{at}.binary.{q}.preferred", [t.binary[q].preferred for t in turns]
-            ),
+            **{
+                v: _binary(vote, f"{at}.binary.{q}.{v}", [getattr(t.binary[q], v) for t in turns])
+                for v in ("observed", "preferred")
+            }
         )
         for q in turns[0].binary
     }

@@ -10,6 +10,7 @@ three label tasks (`generic`); the information condition is met by construction
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -149,19 +150,14 @@ READ_BY_CONSTRUCTION = {t: TaskInformation(t, informative=True, stated=True) for
 def main(replications: int = 100) -> None:
     """The table of docs/third-party.md: every scenario and size of the grid."""
     print("scenario   K    n  A  holds  depends  cannot-decide  CI-width")
-    for scenario in SCENARIOS:
-        for models in GRID_MODELS:
-            for conversations in GRID_CONVERSATIONS:
-                for annotators in GRID_ANNOTATORS:
-                    r = rates(
-                        scenario, models, conversations, annotators, replications=replications
-                    )
-                    print(
-                        f"{r.scenario:9} {r.models:2} {r.conversations:4} {r.annotators:2} "
-                        f"{r.holds:6.2f} {r.depends:8.2f} {r.cannot_decide:14.2f} "
-                        f"{r.third_width:9.2f}",
-                        flush=True,
-                    )
+    grid = itertools.product(SCENARIOS, GRID_MODELS, GRID_CONVERSATIONS, GRID_ANNOTATORS)
+    for scenario, models, conversations, annotators in grid:
+        r = rates(scenario, models, conversations, annotators, replications=replications)
+        print(
+            f"{r.scenario:9} {r.models:2} {r.conversations:4} {r.annotators:2} {r.holds:6.2f} "
+            f"{r.depends:8.2f} {r.cannot_decide:14.2f} {r.third_width:9.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -17,36 +17,22 @@ NAN = float("nan")
 
 
 def _common_turn(a: TurnTruth, b: TurnTruth) -> tuple[TurnTruth, TurnTruth]:
-    def both(x: BinaryTruth, y: BinaryTruth) -> tuple[BinaryTruth, BinaryTruth]:
-        observed = "na" in (x.observed, y.observed)
-        preferred = "na" in (x.preferred, y.preferred)
-        return (
-            BinaryTruth(
-                observed="na" if observed else x.observed,
-                preferred="na" if preferred else x.preferred,
-            ),
-            BinaryTruth(
-                observed="na" if observed else y.observed,
-                preferred="na" if preferred else y.preferred,
-            ),
-        )
-
-    pairs = {q: both(a.binary[q], b.binary[q]) for q in a.binary}
+    """Both turns cut to the items both label: a binary answer `na` on either side is `na` on
+    both, a comparison only one side labels is left out."""
     keys = [k for k in a.pairwise if k in b.pairwise]
-    return (
-        a.model_copy(
-            update={
-                "binary": {q: p[0] for q, p in pairs.items()},
-                "pairwise": {k: a.pairwise[k] for k in keys},
-            }
-        ),
-        b.model_copy(
-            update={
-                "binary": {q: p[1] for q, p in pairs.items()},
-                "pairwise": {k: b.pairwise[k] for k in keys},
-            }
-        ),
-    )
+
+    def cut(turn: TurnTruth) -> TurnTruth:
+        binary: dict[str, BinaryTruth] = {}
+        for q in a.binary:
+            x, y, mine = a.binary[q], b.binary[q], turn.binary[q]
+            binary[q] = BinaryTruth(
+                observed="na" if "na" in (x.observed, y.observed) else mine.observed,
+                preferred="na" if "na" in (x.preferred, y.preferred) else mine.preferred,
+            )
+        pairwise = {k: turn.pairwise[k] for k in keys}
+        return turn.model_copy(update={"binary": binary, "pairwise": pairwise})
+
+    return cut(a), cut(b)
 
 
 def common_items(mine: GroundTruth, theirs: GroundTruth) -> tuple[GroundTruth, GroundTruth]:
@@ -85,13 +71,9 @@ def rescore_pair(
     `labels`, on the items both label (`common_items`): (self values, third-party values), the
     same metric names on both sides, NaN on both where either side cannot score."""
     mine, theirs = common_items(participant, labels.truth)
-    own = _covered(
-        score_conversation(mine, walk, q3_options=q3_options).flat(),
-        labels.unlabelled,
-    )
-    other = _covered(
-        score_conversation(theirs, walk, q3_options=q3_options).flat(),
-        labels.unlabelled,
+    own, other = (
+        _covered(score_conversation(t, walk, q3_options=q3_options).flat(), labels.unlabelled)
+        for t in (mine, theirs)
     )
     for name in own:
         if math.isnan(own[name]) or math.isnan(other[name]):

@@ -28,7 +28,6 @@ from ...tools.report._analyses import FEW_CONVERSATIONS
 from ._agreement import TaskInformation
 from ._tasks import TASK_LABELS, TaskScores
 
-NAN = float("nan")
 STRONG = 0.7
 """A Spearman rho of at least 0.7 is "strong" (Schober, Boer & Schwarte 2018, Anesthesia &
 Analgesia 126(5): 0.70-0.89 strong, 0.90-1.00 very strong)."""
@@ -92,20 +91,6 @@ class SeparabilityTest:
     information: dict[str, TaskInformation] = field(default_factory=dict)
     """Per task with labels, whether the third parties read the participants above chance."""
 
-    @property
-    def line(self) -> str:
-        """The one line a report prints: the reading and the rule it follows."""
-        return f"{self.reading} ({RULE})"
-
-    def matrix(self, side: Literal["own", "third"]) -> list[list[float]]:
-        """The tasks x tasks matrix of rho point estimates (1 on the diagonal), for the figure."""
-        index = {t: i for i, t in enumerate(self.tasks)}
-        matrix = [[1.0 if a == b else NAN for b in self.tasks] for a in self.tasks]
-        for p in self.pairs:
-            a, b = index[p.tasks[0]], index[p.tasks[1]]
-            matrix[a][b] = matrix[b][a] = getattr(p, side).estimate
-        return matrix
-
 
 def spearman_rows(means: NDArray[np.float64], a: int, b: int) -> NDArray[np.float64]:
     """Spearman's rho between tasks a and b across models, for every row of (..., models,
@@ -144,24 +129,18 @@ def _uninformed(information: Mapping[str, TaskInformation], tasks: Sequence[str]
 def _no_information(information: Mapping[str, TaskInformation], tasks: Sequence[str]) -> str:
     said = []
     for task in tasks:
-        found = information.get(task)
-        kappas = found.describe() if found is not None and found.kappas else "no kappa measured"
-        said.append(f"{TASK_LABELS.get(task, task)} ({kappas})")
+        found = information[task].kappas if task in information else {}
+        kappas = ", ".join(f"{name} kappa {k.show()}" for name, k in found.items())
+        said.append(f"{TASK_LABELS.get(task, task)} ({kappas or 'no kappa measured'})")
     return "the third-party labels carry no information about " + "; ".join(said)
 
 
-@dataclass(frozen=True)
-class _Rhos:
-    """Each pair of tasks' rho point estimates and bootstrap replicates under both label sets."""
-
-    pairs: list[tuple[int, int]]
-    own_point: dict[tuple[int, int], float]
-    third_point: dict[tuple[int, int], float]
-    own: dict[tuple[int, int], NDArray[np.float64]]
-    third: dict[tuple[int, int], NDArray[np.float64]]
+Rhos = dict[tuple[int, int], tuple[NDArray[np.float64], NDArray[np.float64]]]
+"""Pair of tasks -> its rho point estimates (2,) and bootstrap replicates (replicates, 2), each
+under self labels [0] and third-party labels [1]."""
 
 
-def _rhos(scores: TaskScores, resamples: int, seed: int) -> _Rhos:
+def _rhos(scores: TaskScores, resamples: int, seed: int) -> Rhos:
     """Each model's task value is its mean over the conversations; rho is computed across the
     models, and every replicate draws conversations (the same draws for both label sets)."""
     # (conversations, side, model, task) -> replicate means -> (replicates, side, model, task)
@@ -171,23 +150,21 @@ def _rhos(scores: TaskScores, resamples: int, seed: int) -> _Rhos:
     replicates = replicate_means(flat, resamples, seed).reshape(resamples, *shape)
     with np.errstate(invalid="ignore"):
         means = np.nanmean(values, axis=0)
-    pairs = list(itertools.combinations(range(len(scores.tasks)), 2))
-    return _Rhos(
-        pairs,
-        {p: float(spearman_rows(means[0], *p)) for p in pairs},
-        {p: float(spearman_rows(means[1], *p)) for p in pairs},
-        {p: spearman_rows(replicates[:, 0], *p) for p in pairs},
-        {p: spearman_rows(replicates[:, 1], *p) for p in pairs},
-    )
+    return {
+        p: (spearman_rows(means, *p), spearman_rows(replicates, *p))
+        for p in itertools.combinations(range(len(scores.tasks)), 2)
+    }
 
 
 def _pairs(
-    scores: TaskScores, rhos: _Rhos, information: Mapping[str, TaskInformation]
+    scores: TaskScores, rhos: Rhos, information: Mapping[str, TaskInformation]
 ) -> list[Pair]:
     """Every pair of tasks with its rhos, its rise and its status under the rule."""
     n = len(scores.conversations)
-    own = {p: _interval(rhos.own_point[p], rhos.own[p], LEVEL, n) for p in rhos.pairs}
-    separable = [p for p in rhos.pairs if own[p].high < STRONG]
+    own = {
+        p: _interval(float(point[0]), draws[:, 0], LEVEL, n) for p, (point, draws) in rhos.items()
+    }
+    separable = [p for p in rhos if own[p].high < STRONG]
     tested = [
         p
         for p in separable
@@ -195,10 +172,10 @@ def _pairs(
     ]
     corrected_level = 1 - (1 - LEVEL) / max(len(tested), 1)
     pairs = []
-    for p in rhos.pairs:
-        third = _interval(rhos.third_point[p], rhos.third[p], LEVEL, n)
-        rise = rhos.third[p] - rhos.own[p]
-        change = _interval(rhos.third_point[p] - rhos.own_point[p], rise, LEVEL, n)
+    for p, (point, draws) in rhos.items():
+        third = _interval(float(point[1]), draws[:, 1], LEVEL, n)
+        rise = draws[:, 1] - draws[:, 0]
+        change = _interval(float(point[1] - point[0]), rise, LEVEL, n)
         corrected = EMPTY
         status: PairStatus = "not separable under self labels"
         if p in separable and p not in tested:

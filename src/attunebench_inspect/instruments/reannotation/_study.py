@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspect_ai.log import read_eval_log_sample
+from inspect_ai.log import EvalSample, read_eval_log_sample
 from inspect_ai.util import Store
 
 from ..._util.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -68,12 +68,10 @@ class Rescored:
     runs: list[RunValues]
 
 
-def _participant(run: Run, sample_id: str, epoch: int) -> tuple[VisibleConversation, GroundTruth]:
-    sample = read_eval_log_sample(
-        run.location, sample_id, epoch, exclude_fields={*UNREAD_SAMPLE_FIELDS, "store"}
+def _sample(run: Run, sample_id: str, epoch: int, *unread: str) -> EvalSample:
+    return read_eval_log_sample(
+        run.location, sample_id, epoch, exclude_fields={*UNREAD_SAMPLE_FIELDS, *unread}
     )
-    metadata = dict(sample.metadata)
-    return visible_of(metadata), truth_of(metadata)
 
 
 @dataclass
@@ -117,7 +115,7 @@ def _run_values(
             rescore_pair(
                 participants[cid],
                 agreed[cid].labels,
-                read_walk(Store(_sample_store(run, cid, epoch))),
+                read_walk(Store(dict(_sample(run, cid, epoch).store))),
                 q3_options=codebook.q3_options,
             )
             for epoch in held.epochs_of.get((run.location, cid), [])
@@ -149,7 +147,8 @@ def rescore_runs(
     visible: dict[str, VisibleConversation] = {}
     participants: dict[str, GroundTruth] = {}
     for cid, (run, epoch) in sorted(held.first.items()):
-        visible[cid], participants[cid] = _participant(run, cid, epoch)
+        metadata = dict(_sample(run, cid, epoch, "store").metadata)
+        visible[cid], participants[cid] = visible_of(metadata), truth_of(metadata)
     third = load_third_party(
         answers,
         visible,
@@ -167,13 +166,6 @@ def rescore_runs(
     return Rescored(
         tuple(str(a) for a in answers), third, agreed, participants, len(held.first), rescored
     )
-
-
-def _sample_store(run: Run, sample_id: str, epoch: int) -> dict[str, object]:
-    sample = read_eval_log_sample(
-        run.location, sample_id, epoch, exclude_fields=UNREAD_SAMPLE_FIELDS
-    )
-    return dict(sample.store)
 
 
 # --- the report's section --------------------------------------------------------------------
@@ -285,15 +277,9 @@ def third_party_section(
     """The analyses of a third-party study (the report's "Third-party labels" section)."""
     third = rescored.third
     files = {s.annotator: s.source for s in third.labels}
-    annotators = [
-        AnnotatorRow(
-            name,
-            files[name],
-            sum(1 for s in third.labels if s.annotator == name),
-            sum(1 for s in third.labels if s.annotator == name and s.self_rating),
-        )
-        for name in sorted(files)
-    ]
+    labelled = Counter(s.annotator for s in third.labels)
+    own = Counter(s.annotator for s in third.labels if s.self_rating)
+    annotators = [AnnotatorRow(a, files[a], labelled[a], own[a]) for a in sorted(files)]
     label_sets = [*third.labels, *(c.labels for c in rescored.consensus.values())]
     modes = sorted({r.mode for r in rescored.runs})
     return ThirdPartySection(

@@ -53,11 +53,6 @@ class TaskScores:
     third: NDArray[np.float64]
 
 
-def task_value(values: Values, metrics: Sequence[str]) -> float:
-    """A task's value in one conversation: the mean of its metrics defined there."""
-    return m.nanmean([values.get(name, NAN) for name in metrics])
-
-
 def task_scores(
     rescored: Mapping[str, Mapping[str, tuple[Values, Values]]],
     tasks: Mapping[str, Sequence[str]] = TASKS,
@@ -76,7 +71,8 @@ def task_scores(
                 continue
             for side in (0, 1):
                 for j, task in enumerate(names):
-                    arrays[side, i, j, k] = task_value(pair[side], tasks[task])
+                    values = [pair[side].get(name, NAN) for name in tasks[task]]
+                    arrays[side, i, j, k] = m.nanmean(values)
     kept = [j for j in range(len(names)) if np.any(~np.isnan(arrays[:, :, j]))]
     return TaskScores(
         models, tuple(names[j] for j in kept), conversations, arrays[0][:, kept], arrays[1][:, kept]

@@ -297,7 +297,9 @@ def panel_data(
         for d in drafts
         for q in dict.fromkeys(q for v in judged[d].values() for q in v.binary)
     ]
-    answers = [[_answer(judged[d].get(r), q) for d, q in units] for r in roles]
+    answers = [
+        [judged[d][r].binary.get(q) if r in judged[d] else None for d, q in units] for r in roles
+    ]
     found = [(digests or {}).get(d) for d in drafts]
     return PanelData(list(roles), drafts, ratings, answers, [d for d, _ in units], found)
 
@@ -305,7 +307,3 @@ def panel_data(
 def _rating(verdict: JudgeVerdict | None, criterion: str) -> int | None:
     value = verdict.ratings.get(criterion) if verdict is not None else None
     return int(value) if value is not None else None
-
-
-def _answer(verdict: JudgeVerdict | None, question: str) -> str | None:
-    return verdict.binary.get(question) if verdict is not None else None

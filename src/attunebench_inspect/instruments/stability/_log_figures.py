@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ...score._panel import ANSWER_DOMAIN, RATING_DOMAIN
 from ...solve._predictions import JudgeVerdict
-from ._agreement import Draft, PanelData, alpha, judge_profile, panel_data
+from ._agreement import Draft, alpha, judge_profile, panel_data
 from ._position import consistency_point
 from ._record import StabilityRecord
 from ._retest import retest_reliability
@@ -39,14 +39,6 @@ def draft_digests(records: Sequence[StabilityRecord]) -> dict[Draft, str]:
     return {(r.conversation, r.epoch, turn): d for r in records for turn, d in r.drafts.items()}
 
 
-def run_panel(records: Sequence[StabilityRecord]) -> PanelData | None:
-    """The panel's answers over every epoch's drafts; None with fewer than two judges."""
-    roles = dict.fromkeys(role for r in records for role in r.judges)
-    if len(roles) < 2:
-        return None
-    return panel_data(list(roles), judged_drafts(records), draft_digests(records))
-
-
 def log_metrics(records: Sequence[StabilityRecord]) -> dict[str, float]:
     """Every stability figure that applies to a run, by its catalog name."""
     values: dict[str, float] = {}
@@ -62,8 +54,10 @@ def log_metrics(records: Sequence[StabilityRecord]) -> dict[str, float]:
         if retest.icc is not None:
             values["composite_icc"] = retest.icc.value
         values["composite_epoch_sd"] = retest.spread_sd
-    panel = run_panel(records)
-    if panel is not None:
+    # The panel's figures need two judges; they read every epoch's drafts.
+    roles = dict.fromkeys(role for r in records for role in r.judges)
+    if len(roles) >= 2:
+        panel = panel_data(list(roles), judged_drafts(records), draft_digests(records))
         overall = panel.ratings.get("overall", [])
         profiles = [judge_profile(row, panel.digests) for row in overall]
         means = [p.mean for p in profiles if p.drafts]

@@ -174,9 +174,8 @@ def plan_lines(
         f"alpha {alpha:g} (two-sided paired t over shared conversations):"
     )
     models = list(rows[0].cost_usd) if rows else []
-    header = ["epochs", "conversations", "power", *(f"{m} USD" for m in models)]
-    if models:
-        header.append("total USD")
+    totals = ["total USD"] if models else []
+    header = ["epochs", "conversations", "power", *(f"{m} USD" for m in models), *totals]
     cells_of_rows: list[list[str]] = []
     for p in rows:
         r = p.row
@@ -187,8 +186,7 @@ def plan_lines(
         )
         cells = [str(r.epochs), n, "-" if math.isnan(r.power) else f"{r.power:.3f}"]
         cells += [_usd(p.cost_usd[m]) for m in models]
-        if models:
-            cells.append(_usd(p.total_usd))
+        cells += [_usd(p.total_usd)] if models else []
         cells_of_rows.append(cells)
     lines += table(header, cells_of_rows, text_columns=len(header))
     if models:

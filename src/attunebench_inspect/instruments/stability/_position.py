@@ -333,9 +333,8 @@ class _SwapTable:
             q = (draws @ self.earlier) / (draws @ self.shown)  # (draws, cells)
             pair = q[:, :, None] * (1 - q[:, None, :]) + (1 - q[:, :, None]) * q[:, None, :]
             pair = np.nan_to_num(pair.reshape(len(q), -1))
-            result: Matrix = ((draws @ self.swap_cells) * pair).sum(axis=1) / (draws @ self.swaps)[
-                :, 0
-            ]
+            swaps = (draws @ self.swaps)[:, 0]
+            result: Matrix = ((draws @ self.swap_cells) * pair).sum(axis=1) / swaps
         return result
 
 
@@ -424,16 +423,12 @@ def position_consistency(
         verdict = _consistency_verdict(epochs, total, n, EMPTY)
         return PositionConsistency(epochs, 0, n, EMPTY, NAN, EMPTY, verdict)
     chance = float(table.chance(np.ones((1, n)))[0])
+    consistency = _ratio_intervals(table.consistent, table.swaps, resamples, seed, level)[0]
+    # The excess's replicates: the same draws, q recomputed in each.
     counts = resample_counts(n, resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
-        replicate_consistency = ((counts @ table.consistent) / (counts @ table.swaps))[:, 0]
-        replicate_chance = table.chance(counts)
-    estimate = float(table.consistent.sum() / total)
-    low, high = percentile_interval(replicate_consistency[:, None], level)
-    excess_low, excess_high = percentile_interval(
-        (replicate_consistency - replicate_chance)[:, None], level
-    )
-    consistency = Interval(estimate, float(low[0]), float(high[0]), n)
-    excess = Interval(estimate - chance, float(excess_low[0]), float(excess_high[0]), n)
+        draws = (counts @ table.consistent) / (counts @ table.swaps) - table.chance(counts)[:, None]
+    low, high = percentile_interval(draws, level)
+    excess = Interval(consistency.estimate - chance, float(low[0]), float(high[0]), n)
     verdict = _consistency_verdict(epochs, total, n, excess)
     return PositionConsistency(epochs, total, n, consistency, chance, excess, verdict)

@@ -117,8 +117,7 @@ def variances_from_pilot(
                 f"pilot {name}: {y.shape[1]} epoch; expected at least 2 to estimate the "
                 "within-conversation variance (run the pilot with --epochs 2, or state it)"
             )
-    within_a = float(ya.var(axis=1, ddof=1).mean())
-    within_b = float(yb.var(axis=1, ddof=1).mean())
+    within_a, within_b = (float(y.var(axis=1, ddof=1).mean()) for y in (ya, yb))
     d = ya.mean(axis=1) - yb.mean(axis=1)
     between = float(d.var(ddof=1)) - within_a / ya.shape[1] - within_b / yb.shape[1]
     return Variances(max(between, 0.0), within_a, within_b)

@@ -132,7 +132,7 @@ def _panel(
     records: Sequence[StabilityRecord],
     judges: dict[str, str],
     related: dict[str, SelfJudge],
-    settings: Settings,
+    draws: dict[str, int],
 ) -> tuple[list[AgreementRow], list[JudgeRow]]:
     """The panel's agreement (two judges or more) and each judge's leniency and collapse."""
     judged = judged_drafts(records)
@@ -141,7 +141,6 @@ def _panel(
     data = panel_data(list(judges), judged, draft_digests(records))
     agreement = []
     if len(judges) >= 2:
-        draws = {"resamples": settings.resamples, "seed": settings.seed}
         clusters = data.clusters(data.drafts)
         for criterion, rows in data.ratings.items():
             found = judge_agreement(rows, "ordinal", RATING_DOMAIN, clusters=clusters, **draws)
@@ -173,7 +172,7 @@ def run_stability(run: Run, table: RunTable, settings: Settings) -> RunStability
     records = records_of(table)
     choices = [c for r in records for c in r.choices]
     judges, related, allowed = _judges(run)
-    agreement, leniency = _panel(table, records, judges, related, settings)
+    agreement, leniency = _panel(table, records, judges, related, draws)
     return RunStability(
         model=table.label,
         mode=table.mode,
@@ -233,25 +232,22 @@ def rank_tables(tables: Sequence[RunTable], settings: Settings) -> list[RankTabl
         group = [t for t in tables if t.mode == mode and t.label != CHANCE_LABEL]
         if len(group) < 2:
             continue
-        composites = {t.label: t.epoch_composites for t in group}
         several = any(len(v) > 1 for t in group for v in t.epoch_composites.values())
         found = rank_stability(
-            composites,
+            {t.label: t.epoch_composites for t in group},
             resamples=settings.resamples,
             seed=settings.seed,
             resample_epochs=several,
         )
         order = sorted(range(len(found.models)), key=lambda i: -found.estimates[i])
-        holds = found.holds[np.ix_(order, order)]
-        settled = found.settled()[np.ix_(order, order)]
         verdicts = [[found.verdict(i, j) if i != j else "" for j in order] for i in order]
         result.append(
             RankTable(
                 mode,
                 [found.models[i] for i in order],
                 [found.estimates[i] for i in order],
-                holds.tolist(),
-                settled.tolist(),
+                found.holds[np.ix_(order, order)].tolist(),
+                found.settled()[np.ix_(order, order)].tolist(),
                 found.resamples,
                 several,
                 verdicts,

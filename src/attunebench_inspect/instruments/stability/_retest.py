@@ -104,29 +104,24 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
     rows, columns, error, within = (
         np.float64(x) for x in (ms.rows, ms.columns, ms.error, ms.within)
     )
-    noise = within if form == "ICC(1,1)" else error
-    if form == "ICC(A,1)":
-        noise += columns
+    # The one-way model's error is MSW, the two-way models' MSE.
+    residual, df2 = (within, n * (k - 1)) if form == "ICC(1,1)" else (error, (n - 1) * (k - 1))
+    df1 = n - 1
+    noise = residual + columns if form == "ICC(A,1)" else residual
     # Sums of squares of equal values come out as rounding residue, not 0.
     if noise <= 1e-12 * (rows + noise):
         exact = 1.0 if rows > 0 else NAN
-        df2 = n * (k - 1) if form == "ICC(1,1)" else (n - 1) * (k - 1)
         f0 = math.inf if rows > 0 else NAN
         p = 0.0 if rows > 0 else NAN
-        return Icc(form, exact, exact, exact, f0, float(n - 1), float(df2), p)
+        return Icc(form, exact, exact, exact, f0, float(df1), float(df2), p)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        if form == "ICC(1,1)":
-            value = (rows - within) / (rows + (k - 1) * within)
-            f0, df1, df2 = rows / within, n - 1, n * (k - 1)
-            low, high = _f_ratio_interval(f0, df1, df2, k, level)
-        elif form == "ICC(C,1)":
-            value = (rows - error) / (rows + (k - 1) * error)
-            f0, df1, df2 = rows / error, n - 1, (n - 1) * (k - 1)
-            low, high = _f_ratio_interval(f0, df1, df2, k, level)
-        else:
+        f0 = rows / residual
+        if form == "ICC(A,1)":
             value = (rows - error) / (rows + (k - 1) * error + k * (columns - error) / n)
-            f0, df1, df2 = rows / error, n - 1, (n - 1) * (k - 1)
             low, high = _agreement_interval(value, ms, level)
+        else:
+            value = (rows - residual) / (rows + (k - 1) * residual)
+            low, high = _f_ratio_interval(f0, df1, df2, k, level)
         p = stats.f.sf(f0, df1, df2)
     return Icc(form, *(float(x) for x in (value, low, high, f0, df1, df2, p)))
 
