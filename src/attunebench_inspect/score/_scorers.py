@@ -56,8 +56,17 @@ def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, Conversat
     return walk, scores
 
 
-def conversation_scores(state: TaskState, codebook: str | None) -> ConversationScores:
-    return scored_walk(state, codebook)[1]
+def family_scorer(family: Family, codebook: str | None, no_value: str | None = None) -> Scorer:
+    """The scorer of a family's `family_score`; `no_value`: the explanation of a score without
+    values."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        found = family_score(scored_walk(state, codebook)[1], family)
+        if no_value is not None and not found.value:
+            found.explanation = no_value
+        return found
+
+    return score
 
 
 def family_score(scores: ConversationScores, family: Family) -> Score:
@@ -129,33 +138,22 @@ def composite_scorer(codebook: str | None = None) -> Scorer:
 @scorer(metrics=run_metrics("emotion"))
 def emotion_scorer(codebook: str | None = None) -> Scorer:
     """Emotion F1, Emotion VA, Emotion Intensity MAE and Emotion Hit Rate (turn means)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "emotion")
-
-    return score
+    return family_scorer("emotion", codebook)
 
 
 @scorer(metrics=[run_metrics("binary"), pooled_binary()])
 def binary_scorer(codebook: str | None = None) -> Scorer:
     """Binary OM/HP accuracy in both phrasings, with the counts behind pooled P/R/F1/MCC."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "binary")
-
-    return score
+    return family_scorer("binary", codebook)
 
 
 @scorer(metrics=run_metrics("pairwise"))
 def pairwise_scorer(codebook: str | None = None) -> Scorer:
     """Pairwise Accuracy and Kendall tau-b of the implied rankings."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "pairwise")
-
-    return score
+    return family_scorer("pairwise", codebook)
 
 
+# Said where `inspect view` would show "(No Explanation)" beside an empty score.
 NO_JUDGE = (
     "No judge was bound, so no draft was judged: the draft metrics are absent, not zero "
     "(--model-role judge=MODEL judges them)."
@@ -165,25 +163,13 @@ NO_JUDGE = (
 @scorer(metrics=run_metrics("draft"))
 def draft_scorer(codebook: str | None = None) -> Scorer:
     """Draft Judge (overall, per criterion) and Draft Binary Alignment; absent without a judge."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        found = family_score(conversation_scores(state, codebook), "draft")
-        if not found.value:
-            # Said where `inspect view` would show "(No Explanation)" beside an empty score.
-            found.explanation = NO_JUDGE
-        return found
-
-    return score
+    return family_scorer("draft", codebook, no_value=NO_JUDGE)
 
 
 @scorer(metrics=run_metrics("conversation_wide"))
 def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
     """PANAS (three forms), Q1-Q3 and the follow-up, and Four-Branch (overall and per branch)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "conversation_wide")
-
-    return score
+    return family_scorer("conversation_wide", codebook)
 
 
 @scorer(metrics=run_metrics("similarity"))

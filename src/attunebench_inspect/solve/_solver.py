@@ -237,13 +237,10 @@ class ConversationWalk:
         the pairwise call's prefix; the next turn's writer reads past the reply."""
         n = turn.turn_number
         await self._after(call, n)
-        ids = tuple(turn.binary_question_ids)
-        if call == "emotion":
-            schema = emotion_schema(ids, self.spec.verbose)
-            task = prompts.emotion_task(turn, self.codebook, schema.shape)
-        else:
-            schema = binary_hp_schema(ids, self.spec.verbose)
-            task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
+        emotion = call == "emotion"
+        make_schema = emotion_schema if emotion else binary_hp_schema
+        schema = make_schema(tuple(turn.binary_question_ids), self.spec.verbose)
+        task = prompts.reply_task(turn, self.codebook, schema.shape, observer=emotion)
         await self._ask(self._analysis(call, n, reply=True, task=task), schema, call, n)
 
     async def pairwise(self, turn: VisibleTurn) -> None:
