@@ -164,8 +164,6 @@ def _turn_truth(turn: Turn) -> TurnTruth:
 
 
 def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
-    visible_turns = [_visible_turn(turn) for turn in conv.turns]
-    truth_turns = [_turn_truth(turn) for turn in conv.turns]
     cw = conv.conversationWideQuestions
     visible = VisibleConversation(
         conversation_id=conv.conversationId,
@@ -174,7 +172,7 @@ def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
             subtopic=conv.metadata.subtopic,
             text=conv.metadata.text,
         ),
-        turns=visible_turns,
+        turns=[_visible_turn(turn) for turn in conv.turns],
         background=Background(
             profile=profile_for_context(conv.participant_profile),
             pre_panas=dict(conv.prePanas.responses),
@@ -184,12 +182,10 @@ def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
     truth = GroundTruth(
         conversation_id=conv.conversationId,
         om_model=conv.metadata.model,
-        turns=truth_turns,
+        turns=[_turn_truth(turn) for turn in conv.turns],
         pre_panas=dict(conv.prePanas.responses),
         post_panas=dict(conv.postPanas.responses),
-        four_branch=cw.fourBranchScores.model_dump(
-            include={"perceiving", "facilitating", "understanding", "managing"}
-        ),
+        four_branch=_documented(cw.fourBranchScores),
         q1_looking_for=list(cw.q1_lookingFor),
         q2_emotion_clarity=cw.q2_emotionClarity,
         q3_model_fit=cw.q3_modelFit,
