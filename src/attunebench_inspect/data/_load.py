@@ -118,17 +118,19 @@ def _jsonl_record(source: str, line: str) -> Record | DataProblem:
         )
 
 
-def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
+def _decoded(source: str, raw: bytes, what: str) -> str | DataProblem:
+    """`raw` as text, or the problem where it is not UTF-8 (`what`: a file or a JSONL line)."""
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as ex:
-        yield DataProblem(
-            str(file),
-            None,
-            "file",
-            f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
-            "a UTF-8 JSON file",
-        )
+        found = f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})"
+        return DataProblem(source, None, what, found, f"a UTF-8 JSON {what}")
+
+
+def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
+    text = _decoded(str(file), raw, "file")
+    if isinstance(text, DataProblem):
+        yield text
         return
     if file.suffix.lower() == ".jsonl":
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -298,17 +300,8 @@ class _Line:
 
 
 def _line_record(line: _Line) -> Record | DataProblem:
-    try:
-        text = line.text.decode("utf-8-sig")
-    except UnicodeDecodeError as ex:
-        return DataProblem(
-            line.source,
-            None,
-            "line",
-            f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
-            "a UTF-8 JSON line",
-        )
-    return _jsonl_record(line.source, text)
+    text = _decoded(line.source, line.text, "line")
+    return text if isinstance(text, DataProblem) else _jsonl_record(line.source, text)
 
 
 def _items(root: Path) -> Iterator[Record | DataProblem | _Line]:
