@@ -1,16 +1,16 @@
 """The metric catalog: the one declaration of every metric of the main task (`MetricSpec`): its
 name, how a person reads it, and the pure function of one turn's or the post-conversation call's
 inputs that computes it (pure: no Inspect). Everything that names a metric of the main task reads
-this tuple (ARCHITECTURE.md, 'Adding a metric')."""
+this tuple (ARCHITECTURE.md, 'Adding a metric'), the Composite's pillars too (`pillars`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..solve._schemas import BRANCHES, JUDGE_CRITERIA
 from . import _metrics as metrics
 from ._inputs import BINARY_VIEWS, BinaryView, PostInputs, TurnInputs
-from ._metric_spec import REJUDGE_PREFIX, Family, Group, MetricSpec
+from ._metric_spec import REJUDGE_PREFIX, Family, Group, MetricSpec, Pillar
 
 POOLED_STATS = ("precision", "recall", "f1", "mcc")
 
@@ -346,3 +346,18 @@ REPORTED = names(in_groups("canonical", "alongside"))
 DIAGNOSTIC = names(tuple(s for s in in_groups("diagnostic", "informational") if s.level != "run"))
 TURN_CANONICAL = names(tuple(s for s in in_groups("canonical") if s.level == "turn"))
 """Turn-level canonical metrics: what turn drift and subgroup views follow."""
+
+
+def _members(pillar: Pillar, values: Mapping[str, float]) -> list[float]:
+    return [values[s.name] for s in CATALOG if s.pillar == pillar]
+
+
+def pillars(values: Mapping[str, float]) -> dict[str, float]:
+    """The three pillars of one conversation from its canonical metric values; NaN (not
+    applicable) inputs left out of their mean."""
+    questions = metrics.nanmean(_members("holistic_questions", values))
+    return {
+        "emotion_pillar": metrics.nanmean(_members("emotion", values)),
+        "evaluation_pillar": metrics.nanmean(_members("evaluation", values)),
+        "holistic_pillar": metrics.nanmean([*_members("holistic", values), questions]),
+    }

@@ -16,9 +16,8 @@ from ..data._codebook import cached_codebook
 from ..data._split import comparison_key
 from ..solve._predictions import JudgeVerdict, PostPredictions
 from . import _metrics as metrics
-from ._catalog import COMPOSITE_INPUTS, POOLED_STATS, pooled_name, spec
+from ._catalog import COMPOSITE_INPUTS, POOLED_STATS, pillars, pooled_name, spec
 from ._inputs import BINARY_VIEWS, PostInputs, TurnInputs
-from ._pillars import pillars
 
 DEFAULT_TOLERANCE = 1e-6
 _POOLED = {pooled_name(v, s): (v, s) for v in BINARY_VIEWS for s in POOLED_STATS}

@@ -11,11 +11,10 @@ from ..data._split import GroundTruth
 from ..solve._call_record import CallType
 from ..solve._predictions import Walk
 from . import _metrics as metrics
-from ._catalog import CATALOG
+from ._catalog import CATALOG, pillars
 from ._counts import COUNT_FIELDS, METADATA_COUNTS
 from ._inputs import BINARY_VIEWS, PostInputs, TurnInputs
 from ._metric_spec import Family
-from ._pillars import pillars
 
 EVALUATED_CALLS: tuple[CallType, ...] = ("draft", "emotion", "binary_hp", "pairwise", "post")
 """The calls of the evaluated model (the judge's are not): what the parse-failure rate counts."""
