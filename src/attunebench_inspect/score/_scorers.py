@@ -28,8 +28,7 @@ from ..solve._store import read_walk
 from . import _metrics as metrics
 from . import _similarity as similarity
 from ._catalog import BY_NAME, POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
-from ._conversation import ConversationScores, score_conversation
-from ._explanation import answer_line, explanation
+from ._conversation import ConversationScores, answer_line, explanation, score_conversation
 from ._metric_spec import FAMILIES, Family
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")

@@ -11,14 +11,9 @@ from ._catalog import of_family
 from ._counts import COUNTS, VALUE_COUNTS
 from ._metric_spec import Family
 
-SHOWN = (
-    "composite",
-    "emotion_pillar",
-    "evaluation_pillar",
-    "holistic_pillar",
-    "parse_failure_rate",
-)
-"""The score columns the sample list shows before the user picks others."""
+SHOWN = tuple(s.name for s in of_family("composite"))
+"""The score columns the sample list shows before the user picks others: the Composite, its
+pillars and the parse-failure rate."""
 FIELDS = ("sampleStatus", "sampleId", "input", "answer", "tokens", "duration")
 """The sample list's own columns, before the scores."""
 HIDDEN_FIELDS = ("target",)
