@@ -100,13 +100,9 @@ def score_conversation(
         if s.family == "conversation_wide" and s.conversation
     }
 
-    canonical = {
-        **scores.families["emotion"],
-        **scores.families["binary"],
-        **scores.families["pairwise"],
-        **scores.families["conversation_wide"],
-    }
-    parts = pillars(canonical)
+    # The pillars read the canonical metrics, which no draft metric is.
+    canonical: tuple[Family, ...] = ("emotion", "binary", "pairwise", "conversation_wide")
+    parts = pillars({k: v for f in canonical for k, v in scores[f].items()})
     statuses = [r.status for (call, _), r in walk.records.items() if call in EVALUATED_CALLS]
     scores.families["composite"] = {
         "composite": metrics.composite(
