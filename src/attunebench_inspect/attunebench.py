@@ -17,8 +17,7 @@ from .data._problems import InputError, shorten
 from .data._samples import to_dataset
 from .data._source import BUNDLED
 from .score import HEADLINE, attunebench_scorers
-from .score._scorers import scorer_families
-from .score._viewer import viewer_config
+from .score._scorers import scorer_families, viewer_config
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
 from .solve._judges import panel_at_creation
 from .solve._provider_rules import ANSWER_FORMATS, AnswerFormat

@@ -1,6 +1,11 @@
 """Thin Inspect scorers over `score_conversation`: one per metric family, plus the Composite.
 What a run-level metric needs is in `Score.value`, which Inspect reduces across epochs; per-turn
-values ride in the Composite score's metadata."""
+values ride in the Composite score's metadata.
+
+What `inspect view` shows of a run by default (`viewer_config`: Inspect's `ViewerConfig`, which a
+user's own choices in the browser override): the sample list opens on the Composite, its pillars
+and the parse-failure rate, every other score a column the Columns menu adds; every score column is
+labelled as the report labels it; a sample's Scores panel opens as a sortable grid."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from inspect_ai.scorer import (
     stderr,
 )
 from inspect_ai.solver import TaskState
+from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ..data._codebook import cached_codebook
 from ..data._samples import truth_of, visible_of
@@ -29,6 +35,7 @@ from . import _metrics as metrics
 from . import _similarity as similarity
 from ._catalog import BY_NAME, POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
 from ._conversation import ConversationScores, answer_line, explanation, score_conversation
+from ._counts import COUNTS, VALUE_COUNTS
 from ._metric_spec import FAMILIES, Family
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
@@ -226,3 +233,52 @@ def attunebench_scorers(
         # Informational and optional: present only where the `similarity` extra is installed.
         *([response_similarity_scorer()] if similarity.available() else []),
     ]
+
+
+SHOWN = tuple(s.name for s in of_family("composite"))
+"""The score columns the sample list shows before the user picks others: the Composite, its
+pillars and the parse-failure rate."""
+FIELDS = ("sampleStatus", "sampleId", "input", "answer", "tokens", "duration")
+"""The sample list's own columns, before the scores."""
+HIDDEN_FIELDS = ("target",)
+"""The sample list's own columns that the Columns menu adds: the target is a long account of the
+participant's labels (the viewer shows a column the view does not name)."""
+
+
+RATE_LABEL = "Parse-failure rate"
+"""The viewer's heading of `parse_failure_rate`, beside the count of failed calls (the catalog's
+label, "Parse failures", would head both)."""
+
+
+def _count_label(name: str) -> str:
+    return f"{name.replace('_', ' ')} (count)"
+
+
+def _scores(family: Family) -> list[tuple[str, str]]:
+    """(key, label) of every key a family's scorer writes into `Score.value`, counts as counts."""
+    metrics = [
+        (s.name, RATE_LABEL if s.name == "parse_failure_rate" else s.label)
+        for s in of_family(family)
+        if s.level != "run"
+    ]
+    counts = [(name, _count_label(name)) for name in VALUE_COUNTS.get(family, ())]
+    return metrics + counts
+
+
+def viewer_config(families: tuple[Family, ...]) -> ViewerConfig:
+    """The default view of a run whose scorers are those of `families` (scorer `<family>_scorer`,
+    Response Similarity's `response_similarity_scorer`)."""
+    columns = [TaskSamplesColumn(id=field) for field in FIELDS]
+    columns += [TaskSamplesColumn(id=field, visible=False) for field in HIDDEN_FIELDS]
+    # An instrument's scorer of the main task (the stability scorer's pairwise choices) writes
+    # counts too: every count is headed as one, whoever writes it.
+    labels = {name: _count_label(name) for name in COUNTS}
+    for family in families:
+        scorer = "response_similarity_scorer" if family == "similarity" else f"{family}_scorer"
+        for name, label in _scores(family):
+            columns.append(TaskSamplesColumn.score(scorer, name, visible=name in SHOWN))
+            labels[name] = label
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(name="AttuneBench", columns=columns, score_labels=labels),
+        sample_score_view=SampleScoreView(default="grid"),
+    )
