@@ -192,29 +192,21 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
     root = Path(path)
     # The codebook's oddities too: it is part of what the dataset is read with.
     result = LoadResult(warnings=list(codebook.warnings))
-    if not root.is_dir() and not root.is_file():
-        result.problems.append(
-            DataProblem(
-                str(root),
-                None,
-                "path",
-                _not_a_file(root),
-                "a conversation folder, JSON file or JSONL file",
-            )
-        )
+
+    def whole(what: str, found: str, expected: str) -> LoadResult:
+        """`result` with a problem of the data set as a whole."""
+        result.problems.append(DataProblem(str(root), None, what, found, expected))
         return result
+
+    if not root.is_dir() and not root.is_file():
+        return whole("path", _not_a_file(root), "a conversation folder, JSON file or JSONL file")
     entries = list(_entries(root)) if root.is_dir() else [root]
     if not entries:
-        result.problems.append(
-            DataProblem(
-                str(root),
-                None,
-                "folder",
-                "no .json or .jsonl files (in any letter case)",
-                "at least one conversation file",
-            )
+        return whole(
+            "folder",
+            "no .json or .jsonl files (in any letter case)",
+            "at least one conversation file",
         )
-        return result
     seen_ids: dict[str, str] = {}
     for entry in entries:
         if isinstance(entry, DataProblem):
@@ -228,14 +220,10 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
         for item in _records(entry, raw):
             _add_record(item, codebook, seen_ids, result)
     if not result.records and not result.problems:
-        result.problems.append(
-            DataProblem(
-                str(root),
-                None,
-                "folder" if root.is_dir() else "file",
-                "no conversation",
-                "at least one conversation object",
-            )
+        return whole(
+            "folder" if root.is_dir() else "file",
+            "no conversation",
+            "at least one conversation object",
         )
     return result
 
