@@ -256,13 +256,13 @@ def _count_label(name: str) -> str:
 
 def _scores(family: Family) -> list[tuple[str, str]]:
     """(key, label) of every key a family's scorer writes into `Score.value`, counts as counts."""
-    metrics = [
+    labelled = [
         (s.name, RATE_LABEL if s.name == "parse_failure_rate" else s.label)
         for s in of_family(family)
         if s.level != "run"
     ]
     counts = [(name, _count_label(name)) for name in VALUE_COUNTS.get(family, ())]
-    return metrics + counts
+    return labelled + counts
 
 
 def viewer_config(families: tuple[Family, ...]) -> ViewerConfig:
