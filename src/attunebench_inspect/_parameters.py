@@ -35,11 +35,11 @@ def _eval_yaml_version() -> str:
 
 
 TASK_VERSION = _eval_yaml_version()
+"""From eval.yaml. The number changes when scores stop being comparable with earlier ones, the
+letter when only the interface changes (README, Changelog)."""
 CONTROL_SAMPLES = "control_samples"
 """Task metadata: the IDs of samples a task runs beside its data set's conversations (the
 likelihood method's never-published controls); a run's conversations leave them out."""
-"""From eval.yaml. The number changes when scores stop being comparable with earlier ones, the
-letter when only the interface changes (README, Changelog)."""
 
 
 @contextmanager

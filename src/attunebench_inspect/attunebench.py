@@ -17,11 +17,9 @@ from .data._problems import InputError, shorten
 from .data._samples import to_dataset
 from .data._source import BUNDLED
 from .score import HEADLINE, attunebench_scorers
-from .score._scorers import scorer_families
-from .score._viewer import viewer_config
+from .score._scorers import scorer_families, viewer_config
 from .solve import MODES, PRIMARY, attunebench_solver, mode_spec
 from .solve._judges import panel_at_creation
-from .solve._modes import ModeSpec
 from .solve._provider_rules import ANSWER_FORMATS, AnswerFormat
 from .solve._schedule import SCHEDULES, Schedule
 
@@ -58,7 +56,16 @@ def attunebench(
         allow_self_judge: a judge of the panel (model roles judge, judge_2, ...) that is the
             evaluated model, or of its family from the same maker, is meant: no warning line."""
     with told():
-        spec = _checked(mode, shuffle_seed, answer_format, schedule, allow_self_judge, unknown)
+        # The parameters other than the data first, one line each; then the data set.
+        no_unknown(unknown, PARAMETERS)
+        try:
+            spec = mode_spec(mode)
+        except ValueError as ex:
+            raise InputError(str(ex)) from None
+        check("shuffle_seed", shuffle_seed, int, "an integer")
+        one_of("answer_format", answer_format, ANSWER_FORMATS)
+        one_of("schedule", schedule, SCHEDULES)
+        check("allow_self_judge", allow_self_judge, bool, "true or false")
         loaded = load(data, codebook, skip_invalid)
         panel = panel_at_creation(allow_self_judge)
         return Task(
@@ -86,27 +93,6 @@ def attunebench(
                 **panel,
             },
         )
-
-
-def _checked(
-    mode: object,
-    shuffle_seed: object,
-    answer_format: object,
-    schedule: object,
-    allow_self_judge: object,
-    unknown: dict[str, Any],
-) -> ModeSpec:
-    """The task's parameters other than its data, checked (one line each); the mode's spec."""
-    no_unknown(unknown, PARAMETERS)
-    try:
-        spec = mode_spec(mode)
-    except ValueError as ex:
-        raise InputError(str(ex)) from None
-    check("shuffle_seed", shuffle_seed, int, "an integer")
-    one_of("answer_format", answer_format, ANSWER_FORMATS)
-    one_of("schedule", schedule, SCHEDULES)
-    check("allow_self_judge", allow_self_judge, bool, "true or false")
-    return spec
 
 
 _SIGNATURE = inspect.signature(attunebench)

@@ -150,20 +150,11 @@ def _binary(turn: Turn, codebook: Codebook, problem: Problem) -> None:
     seen: set[str] = set()
     for j, judgement in enumerate(turn.annotations.binaryJudgements):
         qid = judgement.questionId
+        field = f"annotations.binaryJudgements[{j}].questionId"
         if qid not in codebook.binary:
-            problem(
-                turn.turnNumber,
-                f"annotations.binaryJudgements[{j}].questionId",
-                qid,
-                "a binary question ID from the codebook",
-            )
+            problem(turn.turnNumber, field, qid, "a binary question ID from the codebook")
         if qid in seen:
-            problem(
-                turn.turnNumber,
-                f"annotations.binaryJudgements[{j}].questionId",
-                qid,
-                "each question judged at most once per turn",
-            )
+            problem(turn.turnNumber, field, qid, "each question judged at most once per turn")
         seen.add(qid)
 
 

@@ -64,12 +64,12 @@ class Document:
         return Document(self.value[index], inside(self.problems), inside(self.warnings))
 
 
+@dataclass(frozen=True)
 class _Overlong:
     """An integer literal past Python's limit on digits, left in place so that the walk can say
     where it is (the decoder would raise with no location)."""
 
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
+    digits: int
 
 
 def _integer(literal: str) -> int | _Overlong:

@@ -118,17 +118,19 @@ def _jsonl_record(source: str, line: str) -> Record | DataProblem:
         )
 
 
-def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
+def _decoded(source: str, raw: bytes, what: str) -> str | DataProblem:
+    """`raw` as text, or the problem where it is not UTF-8 (`what`: a file or a JSONL line)."""
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as ex:
-        yield DataProblem(
-            str(file),
-            None,
-            "file",
-            f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
-            "a UTF-8 JSON file",
-        )
+        found = f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})"
+        return DataProblem(source, None, what, found, f"a UTF-8 JSON {what}")
+
+
+def _records(file: Path, raw: bytes) -> Iterator[Record | DataProblem]:
+    text = _decoded(str(file), raw, "file")
+    if isinstance(text, DataProblem):
+        yield text
         return
     if file.suffix.lower() == ".jsonl":
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -190,29 +192,21 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
     root = Path(path)
     # The codebook's oddities too: it is part of what the dataset is read with.
     result = LoadResult(warnings=list(codebook.warnings))
-    if not root.is_dir() and not root.is_file():
-        result.problems.append(
-            DataProblem(
-                str(root),
-                None,
-                "path",
-                _not_a_file(root),
-                "a conversation folder, JSON file or JSONL file",
-            )
-        )
+
+    def whole(what: str, found: str, expected: str) -> LoadResult:
+        """`result` with a problem of the data set as a whole."""
+        result.problems.append(DataProblem(str(root), None, what, found, expected))
         return result
+
+    if not root.is_dir() and not root.is_file():
+        return whole("path", _not_a_file(root), "a conversation folder, JSON file or JSONL file")
     entries = list(_entries(root)) if root.is_dir() else [root]
     if not entries:
-        result.problems.append(
-            DataProblem(
-                str(root),
-                None,
-                "folder",
-                "no .json or .jsonl files (in any letter case)",
-                "at least one conversation file",
-            )
+        return whole(
+            "folder",
+            "no .json or .jsonl files (in any letter case)",
+            "at least one conversation file",
         )
-        return result
     seen_ids: dict[str, str] = {}
     for entry in entries:
         if isinstance(entry, DataProblem):
@@ -226,14 +220,10 @@ def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:
         for item in _records(entry, raw):
             _add_record(item, codebook, seen_ids, result)
     if not result.records and not result.problems:
-        result.problems.append(
-            DataProblem(
-                str(root),
-                None,
-                "folder" if root.is_dir() else "file",
-                "no conversation",
-                "at least one conversation object",
-            )
+        return whole(
+            "folder" if root.is_dir() else "file",
+            "no conversation",
+            "at least one conversation object",
         )
     return result
 
@@ -298,17 +288,8 @@ class _Line:
 
 
 def _line_record(line: _Line) -> Record | DataProblem:
-    try:
-        text = line.text.decode("utf-8-sig")
-    except UnicodeDecodeError as ex:
-        return DataProblem(
-            line.source,
-            None,
-            "line",
-            f"bytes that are not UTF-8 ({ex.reason} at byte {ex.start})",
-            "a UTF-8 JSON line",
-        )
-    return _jsonl_record(line.source, text)
+    text = _decoded(line.source, line.text, "line")
+    return text if isinstance(text, DataProblem) else _jsonl_record(line.source, text)
 
 
 def _items(root: Path) -> Iterator[Record | DataProblem | _Line]:

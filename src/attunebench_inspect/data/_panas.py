@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 POSITIVE_AFFECT: tuple[str, ...] = (
     "interested",
     "excited",
@@ -29,7 +31,7 @@ NEGATIVE_AFFECT: tuple[str, ...] = (
 PANAS_ITEMS: tuple[str, ...] = POSITIVE_AFFECT + NEGATIVE_AFFECT
 
 
-def affect_totals(responses: dict[str, int]) -> tuple[int, int]:
+def affect_totals(responses: Mapping[str, int]) -> tuple[int, int]:
     """(positive, negative) affect totals of a complete set of 20 item ratings."""
     return (
         sum(responses[item] for item in POSITIVE_AFFECT),

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ._schema import Conversation, ParticipantProfile, ResponseSource, Turn
+from ._schema import Conversation, ResponseSource, Turn
 
 BinaryValue = Literal["yes", "no", "na"]
 
@@ -120,15 +120,6 @@ def _documented(model: BaseModel) -> dict[str, object]:
     return model.model_dump(include=set(type(model).model_fields))
 
 
-def profile_for_context(profile: ParticipantProfile) -> dict[str, object]:
-    """The participant profile as shown in omniscient modes: the documented demographics and
-    computed scores (no participant ID, and no field the seed does not document)."""
-    return {
-        "demographics": _documented(profile.demographics),
-        "computed_scores": _documented(profile.computed_scores),
-    }
-
-
 def _visible_turn(turn: Turn) -> VisibleTurn:
     notes = turn.annotations
     return VisibleTurn(
@@ -164,8 +155,6 @@ def _turn_truth(turn: Turn) -> TurnTruth:
 
 
 def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
-    visible_turns = [_visible_turn(turn) for turn in conv.turns]
-    truth_turns = [_turn_truth(turn) for turn in conv.turns]
     cw = conv.conversationWideQuestions
     visible = VisibleConversation(
         conversation_id=conv.conversationId,
@@ -174,9 +163,14 @@ def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
             subtopic=conv.metadata.subtopic,
             text=conv.metadata.text,
         ),
-        turns=visible_turns,
+        turns=[_visible_turn(turn) for turn in conv.turns],
         background=Background(
-            profile=profile_for_context(conv.participant_profile),
+            # The profile as omniscient modes show it: the documented demographics and computed
+            # scores (no participant ID, and no field the seed does not document).
+            profile={
+                "demographics": _documented(conv.participant_profile.demographics),
+                "computed_scores": _documented(conv.participant_profile.computed_scores),
+            },
             pre_panas=dict(conv.prePanas.responses),
             topic_attitude=conv.participant_profile.conversation_topic_attitude,
         ),
@@ -184,12 +178,10 @@ def split(conv: Conversation) -> tuple[VisibleConversation, GroundTruth]:
     truth = GroundTruth(
         conversation_id=conv.conversationId,
         om_model=conv.metadata.model,
-        turns=truth_turns,
+        turns=[_turn_truth(turn) for turn in conv.turns],
         pre_panas=dict(conv.prePanas.responses),
         post_panas=dict(conv.postPanas.responses),
-        four_branch=cw.fourBranchScores.model_dump(
-            include={"perceiving", "facilitating", "understanding", "managing"}
-        ),
+        four_branch=_documented(cw.fourBranchScores),
         q1_looking_for=list(cw.q1_lookingFor),
         q2_emotion_clarity=cw.q2_emotionClarity,
         q3_model_fit=cw.q3_modelFit,

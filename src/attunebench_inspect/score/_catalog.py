@@ -1,11 +1,11 @@
 """The metric catalog: the one declaration of every metric of the main task (`MetricSpec`): its
 name, how a person reads it, and the pure function of one turn's or the post-conversation call's
 inputs that computes it (pure: no Inspect). Everything that names a metric of the main task reads
-this tuple (ARCHITECTURE.md, 'Adding a metric')."""
+this tuple (ARCHITECTURE.md, 'Adding a metric'), the Composite's pillars too (`pillars`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..solve._schemas import BRANCHES, JUDGE_CRITERIA
 from . import _metrics as metrics
@@ -15,26 +15,22 @@ from ._metric_spec import REJUDGE_PREFIX, Family, Group, MetricSpec, Pillar
 POOLED_STATS = ("precision", "recall", "f1", "mcc")
 
 
-def _binary(view: BinaryView, label: str, group: Group, pillar: Pillar | None) -> MetricSpec:
+def _binary(view: BinaryView) -> MetricSpec:
+    """The observer-phrased views are canonical Composite inputs, the HP-facing ones diagnostic."""
     behaviour = "observed" if view.startswith("om") else "preferred"
-    phrasing = "HP-facing" if view.endswith("hp_facing") else "observer"
-    name = {
-        "om": "binary_om_accuracy",
-        "hp": "binary_hp_accuracy",
-        "om_hp_facing": "binary_om_accuracy_hp_facing",
-        "hp_hp_facing": "binary_hp_accuracy_hp_facing",
-    }[view]
+    facing = view.endswith("hp_facing")
+    who = view.split("_")[0]
     return MetricSpec(
-        name,
-        label,
+        f"binary_{who}_accuracy" + ("_hp_facing" if facing else ""),
+        f"Binary {who.upper()}" + (" (HP-facing)" if facing else ""),
         "binary",
         "turn",
-        group,
+        "diagnostic" if facing else "canonical",
         f"share of the turn's binary questions where the predicted *{behaviour}* behaviour "
-        f"equals the participant's label ({phrasing} phrasing)",
+        f"equals the participant's label ({'HP-facing' if facing else 'observer'} phrasing)",
         "a label of `na` is excluded; a predicted `na` (or no answer) against yes/no is wrong; "
         "NaN for a turn whose every label is `na`; parse failure = every question wrong",
-        pillar=pillar,
+        pillar=None if facing else "evaluation",
         turn=lambda t: t.counts(view).accuracy,
     )
 
@@ -169,10 +165,7 @@ _MAIN: tuple[MetricSpec, ...] = (
         turn=lambda t: metrics.emotion_hit_rate(t.mood, t.gold_mood),
     ),
     # --- binary --------------------------------------------------------------------------------
-    _binary("om", "Binary OM", "canonical", "evaluation"),
-    _binary("hp", "Binary HP", "canonical", "evaluation"),
-    _binary("om_hp_facing", "Binary OM (HP-facing)", "diagnostic", None),
-    _binary("hp_hp_facing", "Binary HP (HP-facing)", "diagnostic", None),
+    *(_binary(view) for view in BINARY_VIEWS),
     *(_pooled(view, stat) for view in BINARY_VIEWS for stat in POOLED_STATS),
     # --- pairwise ------------------------------------------------------------------------------
     MetricSpec(
@@ -353,3 +346,18 @@ REPORTED = names(in_groups("canonical", "alongside"))
 DIAGNOSTIC = names(tuple(s for s in in_groups("diagnostic", "informational") if s.level != "run"))
 TURN_CANONICAL = names(tuple(s for s in in_groups("canonical") if s.level == "turn"))
 """Turn-level canonical metrics: what turn drift and subgroup views follow."""
+
+
+def _members(pillar: Pillar, values: Mapping[str, float]) -> list[float]:
+    return [values[s.name] for s in CATALOG if s.pillar == pillar]
+
+
+def pillars(values: Mapping[str, float]) -> dict[str, float]:
+    """The three pillars of one conversation from its canonical metric values; NaN (not
+    applicable) inputs left out of their mean."""
+    questions = metrics.nanmean(_members("holistic_questions", values))
+    return {
+        "emotion_pillar": metrics.nanmean(_members("emotion", values)),
+        "evaluation_pillar": metrics.nanmean(_members("evaluation", values)),
+        "holistic_pillar": metrics.nanmean([*_members("holistic", values), questions]),
+    }

@@ -20,16 +20,11 @@ SECTIONS = (
     ("Pooled metrics", "run", "computed once over every judgement of the run"),
 )  # fmt: skip
 _GROUPS = {
-    "headline": "headline",
-    "pillar": "pillar",
     "canonical": "canonical (Composite input)",
     "alongside": "reported alongside",
     "pooled": "pooled view",
-    "diagnostic": "diagnostic",
-    "informational": "informational",
-    "operational": "operational",
-    "stability": "stability",
 }
+"""How a group reads where not by its name."""
 TABLE_HEAD = (
     "| metric | label | group | definition | edge cases | range | random | majority |",
     "|---|---|---|---|---|---|---|---|",
@@ -77,7 +72,9 @@ def _range(entry: DocumentedMetric) -> str:
 
 
 def _group(entry: MetricSpec) -> str:
-    return _GROUPS[entry.group] + (f", pillar {entry.pillar}" if entry.pillar else "")
+    return _GROUPS.get(entry.group, entry.group) + (
+        f", pillar {entry.pillar}" if entry.pillar else ""
+    )
 
 
 def metric_row(entry: DocumentedMetric, group: str | None = None) -> str:

@@ -16,9 +16,8 @@ from ..data._codebook import cached_codebook
 from ..data._split import comparison_key
 from ..solve._predictions import JudgeVerdict, PostPredictions
 from . import _metrics as metrics
-from ._catalog import COMPOSITE_INPUTS, POOLED_STATS, pooled_name, spec
+from ._catalog import COMPOSITE_INPUTS, POOLED_STATS, pillars, pooled_name, spec
 from ._inputs import BINARY_VIEWS, PostInputs, TurnInputs
-from ._pillars import pillars
 
 DEFAULT_TOLERANCE = 1e-6
 _POOLED = {pooled_name(v, s): (v, s) for v in BINARY_VIEWS for s in POOLED_STATS}
@@ -101,10 +100,6 @@ def post_case(case: Mapping[str, Any]) -> PostInputs:
     )
 
 
-def _nan(value: float | None) -> float:
-    return metrics.NAN if value is None else float(value)
-
-
 def compute(metric: str, case: Mapping[str, Any]) -> float:
     """The value the code gives a case of `metric`."""
     entry = spec(metric)
@@ -121,7 +116,7 @@ def compute(metric: str, case: Mapping[str, Any]) -> float:
     if metric == "parse_failure_rate":
         return metrics.parse_failure_rate(case["prediction"])
     if entry.family == "composite":
-        values = {k: _nan(v) for k, v in case["prediction"].items()}
+        values = {k: metrics.NAN if v is None else float(v) for k, v in case["prediction"].items()}
         inputs = {s: values.get(s, metrics.NAN) for s in COMPOSITE_INPUTS}
         parts = pillars(inputs)
         return metrics.composite(*parts.values()) if metric == "composite" else parts[metric]

@@ -22,17 +22,12 @@ Group = Literal[
 """How seed 003 groups a metric (scorers/METRICS.md); `stability`: the figures the stability
 instrument writes into the main task's log (instruments/stability/_catalog.py), beside the
 Composite and never in it."""
-RUN_LEVEL_GROUPS: tuple[Group, ...] = (
-    "headline",
-    "pillar",
-    "canonical",
-    "alongside",
-    "pooled",
-    "operational",
-    "stability",
+RUN_LEVEL_GROUPS: tuple[Group, ...] = tuple(
+    g for g in get_args(Group) if g not in ("diagnostic", "informational")
 )
 """Groups with a run-level metric in the log header (and the end-of-run results panel); the
-others stay in every sample's `Score.value` and reach reports through `--diagnostics`."""
+diagnostic and informational ones stay in every sample's `Score.value` and reach reports through
+`--diagnostics`."""
 
 Pillar = Literal["emotion", "evaluation", "holistic", "holistic_questions"]
 """The Composite's pillars."""

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
 from .._util import text_match
-from ..data._panas import NEGATIVE_AFFECT, PANAS_ITEMS, POSITIVE_AFFECT
+from ..data._panas import PANAS_ITEMS, affect_totals
 from ._vad import INDEX, SIMILARITY
 
 NAN = float("nan")
@@ -228,10 +228,7 @@ def panas_normalized(pred: Mapping[str, int] | None, gold: Mapping[str, int]) ->
     """1 - MAE/60 over the positive and negative affect totals (each 10-70)."""
     if pred is None:
         return 0.0
-    errors = [
-        abs(sum(pred[i] for i in group) - sum(gold[i] for i in group))
-        for group in (POSITIVE_AFFECT, NEGATIVE_AFFECT)
-    ]
+    errors = [abs(p - g) for p, g in zip(affect_totals(pred), affect_totals(gold), strict=True)]
     return 1 - (sum(errors) / 2) / 60
 
 

@@ -1,6 +1,11 @@
 """Thin Inspect scorers over `score_conversation`: one per metric family, plus the Composite.
 What a run-level metric needs is in `Score.value`, which Inspect reduces across epochs; per-turn
-values ride in the Composite score's metadata."""
+values ride in the Composite score's metadata.
+
+What `inspect view` shows of a run by default (`viewer_config`: Inspect's `ViewerConfig`, which a
+user's own choices in the browser override): the sample list opens on the Composite, its pillars
+and the parse-failure rate, every other score a column the Columns menu adds; every score column is
+labelled as the report labels it; a sample's Scores panel opens as a sortable grid."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from inspect_ai.scorer import (
     stderr,
 )
 from inspect_ai.solver import TaskState
+from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ..data._codebook import cached_codebook
 from ..data._samples import truth_of, visible_of
@@ -28,8 +34,8 @@ from ..solve._store import read_walk
 from . import _metrics as metrics
 from . import _similarity as similarity
 from ._catalog import BY_NAME, POOLED_STATS, POOLED_VIEWS, of_family, pooled_name
-from ._conversation import ConversationScores, score_conversation
-from ._explanation import answer_line, explanation
+from ._conversation import ConversationScores, answer_line, explanation, score_conversation
+from ._counts import COUNTS, VALUE_COUNTS
 from ._metric_spec import FAMILIES, Family
 
 HEADLINE = HeadlineMetric(scorer="composite_scorer", score="composite", metric="mean")
@@ -56,8 +62,17 @@ def scored_walk(state: TaskState, codebook: str | None) -> tuple[Walk, Conversat
     return walk, scores
 
 
-def conversation_scores(state: TaskState, codebook: str | None) -> ConversationScores:
-    return scored_walk(state, codebook)[1]
+def family_scorer(family: Family, codebook: str | None, no_value: str | None = None) -> Scorer:
+    """The scorer of a family's `family_score`; `no_value`: the explanation of a score without
+    values."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        found = family_score(scored_walk(state, codebook)[1], family)
+        if no_value is not None and not found.value:
+            found.explanation = no_value
+        return found
+
+    return score
 
 
 def family_score(scores: ConversationScores, family: Family) -> Score:
@@ -129,33 +144,22 @@ def composite_scorer(codebook: str | None = None) -> Scorer:
 @scorer(metrics=run_metrics("emotion"))
 def emotion_scorer(codebook: str | None = None) -> Scorer:
     """Emotion F1, Emotion VA, Emotion Intensity MAE and Emotion Hit Rate (turn means)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "emotion")
-
-    return score
+    return family_scorer("emotion", codebook)
 
 
 @scorer(metrics=[run_metrics("binary"), pooled_binary()])
 def binary_scorer(codebook: str | None = None) -> Scorer:
     """Binary OM/HP accuracy in both phrasings, with the counts behind pooled P/R/F1/MCC."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "binary")
-
-    return score
+    return family_scorer("binary", codebook)
 
 
 @scorer(metrics=run_metrics("pairwise"))
 def pairwise_scorer(codebook: str | None = None) -> Scorer:
     """Pairwise Accuracy and Kendall tau-b of the implied rankings."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "pairwise")
-
-    return score
+    return family_scorer("pairwise", codebook)
 
 
+# Said where `inspect view` would show "(No Explanation)" beside an empty score.
 NO_JUDGE = (
     "No judge was bound, so no draft was judged: the draft metrics are absent, not zero "
     "(--model-role judge=MODEL judges them)."
@@ -165,25 +169,13 @@ NO_JUDGE = (
 @scorer(metrics=run_metrics("draft"))
 def draft_scorer(codebook: str | None = None) -> Scorer:
     """Draft Judge (overall, per criterion) and Draft Binary Alignment; absent without a judge."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        found = family_score(conversation_scores(state, codebook), "draft")
-        if not found.value:
-            # Said where `inspect view` would show "(No Explanation)" beside an empty score.
-            found.explanation = NO_JUDGE
-        return found
-
-    return score
+    return family_scorer("draft", codebook, no_value=NO_JUDGE)
 
 
 @scorer(metrics=run_metrics("conversation_wide"))
 def conversation_wide_scorer(codebook: str | None = None) -> Scorer:
     """PANAS (three forms), Q1-Q3 and the follow-up, and Four-Branch (overall and per branch)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return family_score(conversation_scores(state, codebook), "conversation_wide")
-
-    return score
+    return family_scorer("conversation_wide", codebook)
 
 
 @scorer(metrics=run_metrics("similarity"))
@@ -241,3 +233,52 @@ def attunebench_scorers(
         # Informational and optional: present only where the `similarity` extra is installed.
         *([response_similarity_scorer()] if similarity.available() else []),
     ]
+
+
+SHOWN = tuple(s.name for s in of_family("composite"))
+"""The score columns the sample list shows before the user picks others: the Composite, its
+pillars and the parse-failure rate."""
+FIELDS = ("sampleStatus", "sampleId", "input", "answer", "tokens", "duration")
+"""The sample list's own columns, before the scores."""
+HIDDEN_FIELDS = ("target",)
+"""The sample list's own columns that the Columns menu adds: the target is a long account of the
+participant's labels (the viewer shows a column the view does not name)."""
+
+
+RATE_LABEL = "Parse-failure rate"
+"""The viewer's heading of `parse_failure_rate`, beside the count of failed calls (the catalog's
+label, "Parse failures", would head both)."""
+
+
+def _count_label(name: str) -> str:
+    return f"{name.replace('_', ' ')} (count)"
+
+
+def _scores(family: Family) -> list[tuple[str, str]]:
+    """(key, label) of every key a family's scorer writes into `Score.value`, counts as counts."""
+    labelled = [
+        (s.name, RATE_LABEL if s.name == "parse_failure_rate" else s.label)
+        for s in of_family(family)
+        if s.level != "run"
+    ]
+    counts = [(name, _count_label(name)) for name in VALUE_COUNTS.get(family, ())]
+    return labelled + counts
+
+
+def viewer_config(families: tuple[Family, ...]) -> ViewerConfig:
+    """The default view of a run whose scorers are those of `families` (scorer `<family>_scorer`,
+    Response Similarity's `response_similarity_scorer`)."""
+    columns = [TaskSamplesColumn(id=field) for field in FIELDS]
+    columns += [TaskSamplesColumn(id=field, visible=False) for field in HIDDEN_FIELDS]
+    # An instrument's scorer of the main task (the stability scorer's pairwise choices) writes
+    # counts too: every count is headed as one, whoever writes it.
+    labels = {name: _count_label(name) for name in COUNTS}
+    for family in families:
+        scorer = "response_similarity_scorer" if family == "similarity" else f"{family}_scorer"
+        for name, label in _scores(family):
+            columns.append(TaskSamplesColumn.score(scorer, name, visible=name in SHOWN))
+            labels[name] = label
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(name="AttuneBench", columns=columns, score_labels=labels),
+        sample_score_view=SampleScoreView(default="grid"),
+    )

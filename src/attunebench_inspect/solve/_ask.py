@@ -61,7 +61,7 @@ async def ask(
         reparsed = parse(retry)
         status = "repaired" if reparsed.ok else "failed"
         parsed = reparsed if reparsed.ok else parsed
-    record = CallRecord(
+    return CallRecord(
         call=call,
         turn=turn,
         status=status,
@@ -72,4 +72,3 @@ async def ask(
         context=dict(context or {}),
         role=role,
     )
-    return record

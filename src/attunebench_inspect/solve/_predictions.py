@@ -114,14 +114,6 @@ def _selected(options: dict[str, bool]) -> list[str]:
     return [option for option, on in options.items() if on]
 
 
-def pairwise_winners(
-    answer: dict[str, Any], labels: dict[str, ResponseSource], keys: dict[str, str]
-) -> dict[str, ResponseSource]:
-    """comparison key -> chosen source, from the answer's winning labels and the call's label
-    mapping (label -> source) and comparison keys (comparison id -> key)."""
-    return {keys[cid]: labels[choice["winner"]] for cid, choice in answer.items()}
-
-
 @dataclass(frozen=True)
 class Walk:
     """One conversation's walk (its judges, call records and judgements) as typed predictions."""
@@ -157,8 +149,11 @@ class Walk:
         pairwise = self.records.get(("pairwise", turn))
         winners = None
         if pairwise is not None and pairwise.prediction is not None:
+            # The call's label -> source mapping and comparison id -> key.
             labels, keys = pairwise.context["labels"], pairwise.context["comparisons"]
-            winners = pairwise_winners(pairwise.prediction, labels, keys)
+            winners = {
+                keys[c]: labels[choice["winner"]] for c, choice in pairwise.prediction.items()
+            }
         return TurnPredictions(
             turn=turn,
             draft=str(draft["text"]) if draft is not None else None,

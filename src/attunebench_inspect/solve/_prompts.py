@@ -266,18 +266,12 @@ def binary_lines(turn: VisibleTurn, codebook: Codebook, *, observer: bool) -> st
     return "\n".join(lines)
 
 
-def emotion_task(turn: VisibleTurn, codebook: Codebook, shape: str) -> str:
-    return EMOTION_TASK.format(
+def reply_task(turn: VisibleTurn, codebook: Codebook, shape: str, *, observer: bool) -> str:
+    """The emotion call's text (`observer`: its questions observer-phrased), or the binary
+    HP-facing call's."""
+    return (EMOTION_TASK if observer else BINARY_HP_TASK).format(
         turn=turn.turn_number,
-        questions=binary_lines(turn, codebook, observer=True),
-        shape=shape,
-    )
-
-
-def binary_hp_task(turn: VisibleTurn, codebook: Codebook, shape: str) -> str:
-    return BINARY_HP_TASK.format(
-        turn=turn.turn_number,
-        questions=binary_lines(turn, codebook, observer=False),
+        questions=binary_lines(turn, codebook, observer=observer),
         shape=shape,
     )
 

@@ -39,10 +39,6 @@ PER_CONVERSATION_CACHE_KEY = frozenset({"openai"})
 calls together (docs/cost-and-scale.md, 'A cache key per conversation on OpenAI')."""
 
 
-def provider_of(model: Model) -> str:
-    return str(model).split("/", 1)[0]
-
-
 def resolved_config(model: Model) -> GenerateConfig:
     """The config Inspect composes for `model`'s calls: the eval's under the model's own for the
     model under test, the model's own for a role."""
@@ -85,7 +81,7 @@ def schema_in_cache_key(provider: str, answer_format: AnswerFormat) -> bool:
 def request_policy(
     model: Model, answer_format: AnswerFormat, conversation_id: str
 ) -> RequestPolicy:
-    provider = provider_of(model)
+    provider = str(model).split("/", 1)[0]
     schema = sends_schema(provider, answer_format)
     if provider not in PER_CONVERSATION_CACHE_KEY:
         return RequestPolicy(schema)

@@ -3,7 +3,8 @@ any call may run beside any other; the schedule (`_schedule.py`) orders a conver
 for the providers' prompt caches (docs/cost-and-scale.md, 'Requests a prompt cache can serve').
 Each call's parsed prediction and status go to the store, which is all the scorers read. Each
 turn is one span, its calls in a plain task group, and the records reach the store when the walk
-ends (why both: docs/performance.md, 'One span per turn' and 'Records reach the store')."""
+ends (why both: docs/performance.md, 'One span per turn' and 'Records reach the store'). A
+readable account of the walk (`summarise`) ends the sample's messages, for `inspect view`."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from inspect_ai.model import (
     model_roles,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import span
+from inspect_ai.util import Store, span
 
 from ..data._codebook import Codebook
 from ..data._samples import visible_of
@@ -36,11 +37,11 @@ from ._call_record import CallRecord, CallType
 from ._credentials import warn_credentials
 from ._judges import checked_panel, judge_draft, made_in_eval, say_self_judging
 from ._modes import ModeSpec
+from ._predictions import ReplyReading
 from ._provider_rules import AnswerFormat, blocks, breakpoints, request_policy
 from ._schedule import CallKey, Schedule, after, resolve_schedule
 from ._schemas import CallSchema, binary_hp_schema, emotion_schema, pairwise_schema, post_schema
-from ._store import mark_epoch, save_walk
-from ._summary import summarise
+from ._store import mark_epoch, read_walk, save_walk
 
 ReplyCall = Literal["emotion", "binary_hp"]
 SOURCES: tuple[ResponseSource, ...] = ("original", "alternate", "human")
@@ -237,13 +238,10 @@ class ConversationWalk:
         the pairwise call's prefix; the next turn's writer reads past the reply."""
         n = turn.turn_number
         await self._after(call, n)
-        ids = tuple(turn.binary_question_ids)
-        if call == "emotion":
-            schema = emotion_schema(ids, self.spec.verbose)
-            task = prompts.emotion_task(turn, self.codebook, schema.shape)
-        else:
-            schema = binary_hp_schema(ids, self.spec.verbose)
-            task = prompts.binary_hp_task(turn, self.codebook, schema.shape)
+        emotion = call == "emotion"
+        make_schema = emotion_schema if emotion else binary_hp_schema
+        schema = make_schema(tuple(turn.binary_question_ids), self.spec.verbose)
+        task = prompts.reply_task(turn, self.codebook, schema.shape, observer=emotion)
         await self._ask(self._analysis(call, n, reply=True, task=task), schema, call, n)
 
     async def pairwise(self, turn: VisibleTurn) -> None:
@@ -303,6 +301,33 @@ class ConversationWalk:
 
         await concurrently(*(self.turn(t) for t in self.conv.turns), post())
         save_walk(self.records, {role: str(judge) for role, judge in self.judges.items()})
+
+
+def _status(record: CallRecord | None) -> str:
+    if record is None:
+        return "missing"
+    return record.status if record.status != "failed" else f"PARSE FAILURE ({record.error})"
+
+
+def _mood(reading: ReplyReading | None) -> str:
+    if reading is None:
+        return "-"
+    return ", ".join(f"{k} {v}" for k, v in reading.mood_shift.items()) or "no shift"
+
+
+def summarise(store: Store, conv: VisibleConversation) -> str:
+    calls: tuple[CallType, ...] = ("draft", "emotion", "binary_hp", "pairwise")
+    walk = read_walk(store)
+    lines = [f"AttuneBench walk of {conv.conversation_id} ({len(conv.turns)} turns)"]
+    for turn in conv.turns:
+        n = turn.turn_number
+        statuses = [f"{c} {_status(walk.get(c, n))}" for c in calls]
+        # Each judge of the panel after the draft, by its model role.
+        statuses[1:1] = [f"{role} {_status(walk.judgement(role, n))}" for role in walk.judges]
+        mood = _mood(walk.turn(n).reading)
+        lines.append(f"Turn {n}: {'; '.join(statuses)}; predicted mood shift: {mood}")
+    lines.append(f"Post-conversation: {_status(walk.get('post', None))}")
+    return "\n".join(lines)
 
 
 @solver

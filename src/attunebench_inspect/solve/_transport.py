@@ -46,11 +46,6 @@ def _transport_faults() -> tuple[type[BaseException], ...]:
     )
 
 
-def _status_errors() -> tuple[type[BaseException], ...]:
-    """An HTTP error the provider kept answering until Inspect's retries gave up."""
-    return _sdk_errors("APIStatusError")
-
-
 _SILENCE = (AttemptTimeoutError, StreamIdleTimeoutError)
 """A provider that did not answer within an attempt's time: Inspect cancels the attempt and
 retries it until `max_retries` or `timeout` stops the retrying (inspect_ai/model/_model.py)."""
@@ -103,7 +98,8 @@ def _raised_in_client(error: BaseException) -> bool:
 
 
 def _is_fault(error: BaseException) -> bool:
-    if isinstance(error, _transport_faults() + _status_errors() + _SILENCE):
+    # APIStatusError: an HTTP error the provider kept answering until Inspect's retries gave up.
+    if isinstance(error, _transport_faults() + _sdk_errors("APIStatusError") + _SILENCE):
         return True
     if isinstance(error, _READING) and _raised_in_client(error):
         return True
@@ -199,7 +195,7 @@ def reply_error(
         what, found = "the provider answered an error in place of a reply", body
     elif isinstance(fault, _SILENCE):
         what, found = _silence(fault, attempts, config or GenerateConfig())
-    elif isinstance(fault, _status_errors()):
+    elif isinstance(fault, _sdk_errors("APIStatusError")):
         status = getattr(fault, "status_code", 0)
         retried = status == 429 or status >= 500
         what = f"the provider answered HTTP {status}" + (" to every retry" if retried else "")

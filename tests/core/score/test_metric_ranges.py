@@ -29,11 +29,11 @@ from attunebench_inspect.score._catalog import (
     CATALOG,
     COMPOSITE_INPUTS,
     POOLED_STATS,
+    pillars,
     pooled_name,
 )
 from attunebench_inspect.score._inputs import BINARY_VIEWS, BinaryView, PostInputs, TurnInputs
 from attunebench_inspect.score._metric_spec import MetricSpec
-from attunebench_inspect.score._pillars import pillars
 from attunebench_inspect.score._similarity import cosine
 from attunebench_inspect.solve._predictions import JudgeVerdict, PostPredictions
 from attunebench_inspect.solve._schemas import BRANCHES, JUDGE_CRITERIA

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
-from attunebench_inspect.score._viewer import SHOWN
+from attunebench_inspect.score._scorers import SHOWN
 
 
 @pytest.fixture

@@ -3,8 +3,7 @@ writes it, and the target a column the Columns menu adds."""
 
 from __future__ import annotations
 
-from attunebench_inspect.score._scorers import scorer_families
-from attunebench_inspect.score._viewer import viewer_config
+from attunebench_inspect.score._scorers import scorer_families, viewer_config
 
 
 def test_the_stability_scorers_counts_are_headed_as_counts_and_the_target_is_hidden() -> None:
