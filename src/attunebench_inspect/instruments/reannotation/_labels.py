@@ -1,10 +1,10 @@
 """Third-party labels: an answer file's answers to one conversation, read as the labels a
 participant gives, in the type the scorers read (`GroundTruth`), one label set per annotator.
 
-What each label is read from (`LABEL_SOURCES`), and what the page's answers cannot give
-(`NOT_COVERED_FIELDS`, `NOT_COVERED_METRICS`), is declared here once; docs/third-party.md prints
-it. This module never sees the participant's own labels: it is handed each conversation's visible
-part and, to find self-ratings, its participant ID. Only a conversation answered whole enters."""
+What each label is read from, and what the page's answers cannot give, is docs/third-party.md's
+"What the labels cover"; the metrics those gaps remove are `NOT_COVERED_METRICS`. This module
+never sees the participant's own labels: it is handed each conversation's visible part and, to
+find self-ratings, its participant ID. Only a conversation answered whole enters."""
 
 from __future__ import annotations
 
@@ -36,65 +36,12 @@ LABEL_MODES = tuple(s.mode for s in SPECS if not s.omniscient)
 """Answer-file modes whose annotators saw no part of the participant's own reports: the
 omniscient modes show the profile and the pre-conversation PANAS, which are self-reports."""
 
-LABEL_SOURCES: dict[str, str] = {
-    "turns[].mood_shift": "turns.N.emotion.mood_shift: PANAS item -> intensity 1-7, {} for no "
-    "shift (the participant's moodShiftTags)",
-    "turns[].binary.observed": "turns.N.emotion.binary.Q.observed, the observer phrasing "
-    "(phrasing='hp_facing': turns.N.binary_hp.binary.Q.observed): what the reply did",
-    "turns[].binary.preferred": "turns.N.emotion.binary.Q.preferred (phrasing='hp_facing': "
-    "turns.N.binary_hp.binary.Q.preferred): what the participant wanted",
-    "turns[].pairwise": "turns.N.pairwise.cNN.winner: a neutral label, mapped to its source "
-    "(original, alternate, human) by the solver's own label order under the file's shuffle_seed",
-    "post_panas": "post.post_panas: the 20 items, 1-7",
-    "four_branch": "post.four_branch: perceiving, facilitating, understanding, managing, 1-7",
-    "q1_looking_for": "post.q1_looking_for: the options marked true",
-    "q2_emotion_clarity": "post.q2_emotion_clarity",
-    "q3_model_fit": "post.q3_model_fit",
-    "q3_follow_up": "post.q3_follow_up (the options marked true) and the entries of "
-    "post.q3_follow_up_own_words (split at ';'), as the participant's list holds both",
-}
-"""GroundTruth field -> the answer it is read from."""
-
-NOT_COVERED_FIELDS: dict[str, str] = {
-    "pre_panas": "the participant's PANAS before the conversation: a self-report of a moment the "
-    "page does not show and cannot ask about. Filled with the annotator's post-PANAS so that "
-    "the scorers run; every metric that reads it is removed (NOT_COVERED_METRICS)",
-    "om_model": "the original model's name, which the page hides; no metric reads it (left empty)",
-}
-"""GroundTruth fields the page's answers cannot give."""
-
-OUTSIDE_THE_LABELS: dict[str, str] = {
-    "the participant's edited reply (humanEdited)": "the draft judge's reference and Response "
-    "Similarity's: written by the participant, part of the visible data (the page shows it as one "
-    "of the three replies), not a GroundTruth field. The page's `draft` is the annotator's own "
-    "reply to the participant's message, written before seeing the assistant's: another "
-    "candidate reply, not a reference. So the draft judge's ratings are the same under both label "
-    "sets (SAME_UNDER_BOTH)",
-    "the participant's profile": "demographics, diagnoses and questionnaire scores (the profile "
-    "task's labels): the page neither shows nor asks them",
-}
-"""Self-produced material the scorers read that is not a label the page can replace."""
-
 NOT_COVERED_METRICS: dict[str, str] = {
     "panas_baseline_adjusted": "its baseline is the participant's pre-conversation PANAS",
     "holistic_pillar": "averages panas_baseline_adjusted",
     "composite": "weights the holistic pillar",
 }
 """Metrics of `score_conversation` that third-party labels cannot give: removed, never shown."""
-
-SAME_UNDER_BOTH: tuple[str, ...] = (
-    "draft_judge",
-    "draft_judge_emotional_appropriateness",
-    "draft_judge_helpfulness",
-    "draft_judge_tone_match",
-    "judge_parse_failures",
-    "parse_failure_rate",
-    "calls",
-    "parse_failures",
-    "repaired",
-)
-"""Metrics that read no label: the judge's ratings of a draft against the participant's edited
-reply, and the run's operational counts. Their value is the same under both label sets."""
 
 
 @dataclass(frozen=True)
@@ -297,6 +244,9 @@ def conversation_labels(
         return None, missing, r.wrong
     truth = GroundTruth(
         conversation_id=cid,
+        # The page hides the original model and cannot ask for the PANAS before the conversation:
+        # no metric reads the name; the post-PANAS stands in so that the scorers run, and every
+        # metric that reads the pre-PANAS is removed (NOT_COVERED_METRICS).
         om_model="",
         turns=[t for t in turns if t is not None],
         pre_panas=post["post_panas"],
