@@ -91,8 +91,6 @@ class LikelihoodPlan(BaseModel):
 
 LIKELIHOOD_KEY = "likelihood"
 """Sample metadata: the method's plan for the conversation (`LikelihoodPlan`)."""
-
-
 CONTROL_KEY = "never_published"
 """Sample metadata: true for a never-published control conversation (a flag, which Inspect's
 sample summaries keep whole, unlike the plan's window)."""
@@ -104,7 +102,6 @@ def plan_of(metadata: dict[str, object]) -> LikelihoodPlan:
 
 
 def is_control(metadata: dict[str, object]) -> bool:
-    """Whether a sample is a never-published control conversation."""
     return metadata.get(CONTROL_KEY) is True
 
 

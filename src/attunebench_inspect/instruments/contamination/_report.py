@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -234,29 +233,6 @@ def _likelihood(v: LikelihoodVerdict, method: dict[str, object]) -> Likelihood:
     )
 
 
-def contamination_rows(
-    probes: Sequence[tuple[str, Run]],
-    composites: Sequence[tuple[str, str, Interval, frozenset[str]]],
-) -> list[ContaminationRow]:
-    """One row per model probed ((its label, its probe run), in the order given), with its
-    Composite in each mode (label, mode, Composite, the conversations it covers) beside the
-    verdict, and what each covers where they differ."""
-    rows = []
-    for label, run in probes:
-        found = contamination_of(run)
-        mine = [(mode, c, ids) for model, mode, c, ids in composites if model == label]
-        differs = {mode: coverage(frozenset(found.probed), ids) for mode, _, ids in mine}
-        rows.append(
-            ContaminationRow(
-                label,
-                found,
-                {mode: c for mode, c, _ in mine},
-                {mode: text for mode, text in differs.items() if text is not None},
-            )
-        )
-    return rows
-
-
 @dataclass(frozen=True)
 class ContaminationPart(Part):
     contamination: list[ContaminationRow]
@@ -289,16 +265,26 @@ class ContaminationPart(Part):
 
 
 def contamination_part(scope: Scope) -> Reported:
-    """Every probe run's verdict beside its model's Composite in each mode, and the probe runs."""
+    """Every probe run's verdict beside its model's Composite in each mode (and what each covers
+    where they differ), and the probe runs."""
     probes = [r for r in scope.runs if METHOD_KEY in (r.header.eval.metadata or {})]
     scored = {(t.label, t.mode): frozenset(t.ids) for t in scope.tables}
-    rows = contamination_rows(
-        [(model_label(r.model), r) for r in probes],
-        [
-            (row.model, row.mode, row.composite, scored.get((row.model, row.mode), frozenset()))
-            for row in scope.main.leaderboard
-        ],
-    )
+    rows = []
+    for run in probes:
+        label, found = model_label(run.model), contamination_of(run)
+        mine = [row for row in scope.main.leaderboard if row.model == label]
+        differs = {
+            r.mode: coverage(frozenset(found.probed), scored.get((label, r.mode), frozenset()))
+            for r in mine
+        }
+        rows.append(
+            ContaminationRow(
+                label,
+                found,
+                {r.mode: r.composite for r in mine},
+                {mode: text for mode, text in differs.items() if text is not None},
+            )
+        )
     version = scope.main.task_version
     return Reported(
         ContaminationPart(rows),

@@ -53,7 +53,6 @@ LAYOUT_READING = (
     "if any method or cut is, cannot decide if any cannot."
 )
 
-
 LIKELIHOOD_HEADERS = [
     "model",
     "likelihood",
@@ -190,14 +189,12 @@ def _tables(report: Report) -> list[Table]:
         ),
     )
     more = [table for table in tables if table[2]]
-    # The overall rule once, under the last table.
-    ruled = [
-        names + (("overall",) if i == len(more) - 1 else ()) for i, (*_, names) in enumerate(more)
-    ]
-    return [verdicts] + [
-        Table(title, headers, body, f"{reading} {_rules(rows, said)}")
-        for (title, headers, body, reading, _), said in zip(more, ruled, strict=True)
-    ]
+    found = [verdicts]
+    for i, (title, headers, body, reading, names) in enumerate(more):
+        # The overall rule once, under the last table.
+        ruled = (*names, "overall") if i == len(more) - 1 else names
+        found.append(Table(title, headers, body, f"{reading} {_rules(rows, ruled)}"))
+    return found
 
 
 SECTION = Section("contamination", _tables)
