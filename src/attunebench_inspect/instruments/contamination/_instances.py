@@ -67,12 +67,6 @@ class Selection:
     """Texts too short to probe, one located line each."""
 
 
-def cut_fraction(seed: int, conversation_id: str, turn: int, kind: Kind) -> float:
-    """The segment's share of the text's words, seeded by the run and the instance alone."""
-    digest = hashlib.sha256(f"{seed}/{conversation_id}/{turn}/{kind}".encode()).hexdigest()
-    return random.Random(digest).uniform(SEGMENT_LOW, SEGMENT_HIGH)
-
-
 def split_text(text: str, fraction: float, where: str) -> tuple[str, str]:
     """The text's first `round(fraction * words)` words as it is written (the segment) and the
     rest (the reference); both must hold at least one word."""
@@ -133,7 +127,9 @@ def select(conversations: Sequence[tuple[str, VisibleConversation]], seed: int) 
                 )
                 continue
             where = f"{source}: turn {turn}: {FIELDS[kind]}"
-            fraction = cut_fraction(seed, conv.conversation_id, turn, kind)
+            drawn = f"{seed}/{conv.conversation_id}/{turn}/{kind}"
+            digest = hashlib.sha256(drawn.encode()).hexdigest()
+            fraction = random.Random(digest).uniform(SEGMENT_LOW, SEGMENT_HIGH)
             segment, reference = split_text(text, fraction, where)
             instances.append(
                 Instance(

@@ -64,16 +64,13 @@ def _array(text: str, key: str) -> list[str]:
     start = text.find(f'"{key}"')
     if start < 0:
         return []
-    body = text[start:]
-    end = body.find("]")
-    return body[: end if end >= 0 else len(body)].split("{")[1:]
+    return text[start:].partition("]")[0].split("{")[1:]
 
 
 def _emotions(text: str) -> frozenset[str] | None:
-    end = text.find("]")
-    inside = text[: end if end >= 0 else len(text)]
+    inside, closed, _ = text.partition("]")
     names = frozenset(unescaped(n).strip().casefold() for n in _EMOTION.findall(inside))
-    return names if names or (end >= 0 and not inside.strip()) else None
+    return names if names or (closed and not inside.strip()) else None
 
 
 def _binary(text: str) -> tuple[tuple[str, str, str], ...]:
@@ -88,20 +85,15 @@ def _binary(text: str) -> tuple[tuple[str, str, str], ...]:
 
 
 def _pairwise(text: str) -> tuple[tuple[str, str, str, str], ...]:
-    found = []
-    for entry in _array(text, "pairwiseComparisons"):
-        keys = ("questionId", "responseA", "responseB", "winner")
-        values = [_field(entry, key) for key in keys]
-        if all(values):
-            found.append((values[0] or "", values[1] or "", values[2] or "", values[3] or ""))
-    return tuple(found)
+    keys = ("questionId", "responseA", "responseB", "winner")
+    found = [[_field(entry, key) for key in keys] for entry in _array(text, "pairwiseComparisons")]
+    return tuple((q, a, b, w) for q, a, b, w in found if q and a and b and w)
 
 
 def written(continuation: str) -> Written:
     """The label fields `continuation` (what follows a label cut) writes for the cut's turn: what
     stands before the next turn's `"turnNumber"` is read, escapes undone per value."""
-    end = continuation.find(_NEXT_TURN)
-    turn = continuation[: end if end >= 0 else len(continuation)]
+    turn = continuation.partition(_NEXT_TURN)[0]
     return Written(_emotions(turn), _binary(turn), _pairwise(turn))
 
 

@@ -111,22 +111,17 @@ def control(conv: VisibleConversation, seed: int) -> VisibleConversation:
 
 
 def _cuts(text: str) -> list[int]:
-    found, at = [], text.find(CUT_KEY)
-    while at >= 0:
-        found.append(at + len(CUT_KEY))
-        at = text.find(CUT_KEY, at + 1)
-    return found
+    return [key.end() for key in re.finditer(re.escape(CUT_KEY), text)]
 
 
 def label_cuts(text: str) -> list[str]:
     """Each turn's label cut of a document (layout.py's `document`): the text up to the end of
     the turn's `"llmResponse"` line, then `"moodShiftTags": [` at that line's indentation."""
-    cuts, at = [], text.find(RESPONSE_KEY)
-    while at >= 0:
-        line_start = text.rfind("\n", 0, at) + 1
-        line_end = text.find("\n", at)
-        cuts.append(text[:line_end] + "\n" + text[line_start:at] + LABEL_KEY)
-        at = text.find(RESPONSE_KEY, line_end)
+    cuts = []
+    for key in re.finditer(re.escape(RESPONSE_KEY), text):
+        line_start = text.rfind("\n", 0, key.start()) + 1
+        line_end = text.find("\n", key.start())
+        cuts.append(text[:line_end] + "\n" + text[line_start : key.start()] + LABEL_KEY)
     return cuts
 
 

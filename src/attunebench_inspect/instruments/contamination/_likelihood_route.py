@@ -152,12 +152,9 @@ async def score_likelihood(
     found.canary = [lp for _, lp in canary]
     if route_check(canary_mean(found.canary)) is not None:
         return found
+    # The solver calls it only where the plan holds a test (`plan.control_test or plan.window`).
     prompts = (
-        list(texts)
-        if plan.control_test
-        else decoy_prompts(plan.window or "", real, plan.decoy_ids)
-        if plan.window
-        else []
+        list(texts) if plan.control_test else decoy_prompts(plan.window or "", real, plan.decoy_ids)
     )
     answers: dict[int, tuple[tuple[str, float], ...] | None] = {}
 

@@ -275,10 +275,9 @@ class MemorizerAPI(OfflineAPI):
         if self.model_name == "guess_labels" and prompt.endswith(LABEL_KEY):
             return guessed_labels(_rng(self.seed, "labels", prompt), self.questions)
         segment = shown_segment(prompt)
-        if self.model_name == "echo":
-            return segment if segment is not None else prompt
-        if self.model_name == "paraphrase":
-            return paraphrase(segment if segment is not None else prompt)
+        if self.model_name in ("echo", "paraphrase"):
+            shown = segment if segment is not None else prompt
+            return shown if self.model_name == "echo" else paraphrase(shown)
         named = DATASET in prompt or self.model_name == "recall_other"
         if segment is not None and named:
             recalled = self._recalled(segment)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import groupby
 
 from ...data._split import VisibleConversation
 from ._overlap import shown_words, words
@@ -80,13 +81,8 @@ def text_key(turn: int, field: str) -> str:
 
 def _stretches(completion: Sequence[str], shown: Sequence[bool]) -> list[list[str]]:
     """The completion's maximal runs of unshown words."""
-    stretches: list[list[str]] = [[]]
-    for word, is_shown in zip(completion, shown, strict=True):
-        if is_shown:
-            stretches.append([])
-        else:
-            stretches[-1].append(word)
-    return [s for s in stretches if s]
+    runs = groupby(zip(completion, shown, strict=True), key=lambda pair: pair[1])
+    return [[word for word, _ in run] for is_shown, run in runs if not is_shown]
 
 
 @lru_cache(maxsize=4096)

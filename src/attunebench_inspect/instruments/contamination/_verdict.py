@@ -222,16 +222,13 @@ def _guided_of(metrics: Mapping[str, float], alone: bool) -> Verdict | None:
     if not alone and "guided_suspected" not in metrics:
         return None
     e = _evidence_of(metrics, "")
-    nan = math.nan
-    interval = (
-        metrics.get("difference", nan),
-        metrics.get("ci_low", nan),
-        metrics.get("ci_high", nan),
+    estimate, low, high = (
+        metrics.get(name, math.nan) for name in ("difference", "ci_low", "ci_high")
     )
     return Verdict(
         **_figures_of(metrics, "", Verdict),
         reading=_reading(metrics, "suspected" if alone else "guided_suspected", e, TEXT),
-        difference=Interval(*interval, e.instances),
+        difference=Interval(estimate, low, high, e.instances),
         evidence=e,
     )
 
