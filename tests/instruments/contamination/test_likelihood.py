@@ -38,7 +38,6 @@ from attunebench_inspect.instruments.contamination._likelihood import (
     canary_mean,
     conversation_likelihood,
     decide_likelihood,
-    decoy_count,
     decoy_ids,
     decoy_prompts,
     decoy_window,
@@ -235,7 +234,8 @@ def test_shared_suffix_sums_the_tokens_every_call_holds() -> None:
 
 
 def test_rank_sum_p_is_exact() -> None:
-    assert decoy_count(-1.0, [-2.0, -1.0, -0.5]) == 2
+    windows = [[("x", s)] for s in (-1.0, -2.0, -1.0, -0.5)]
+    assert conversation_likelihood("c", None, windows=windows).decoys_above == 2
     assert rank_sum_p([0]) == pytest.approx(1 / 20)
     assert rank_sum_p([1]) == pytest.approx(2 / 20)
     assert rank_sum_p([0, 0]) == pytest.approx(1 / 400)

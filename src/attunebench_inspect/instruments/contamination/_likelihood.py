@@ -152,7 +152,8 @@ def conversation_likelihood(
         texts=len(scored),
         skipped=sum(t is not None for t in texts) - len(scored),
         missing=missing,
-        decoys_above=decoy_count(sums[0], sums[1:]) if sums else None,
+        # A tie counts against the real ID.
+        decoys_above=sum(d >= sums[0] for d in sums[1:]) if sums else None,
         canary=canary_mean(canary),
     )
 
@@ -344,11 +345,6 @@ def shared_suffix(responses: Sequence[Sequence[tuple[str, float]]]) -> list[floa
     while length < shortest and len({r[-1 - length][0] for r in responses}) == 1:
         length += 1
     return [float(sum(lp for _, lp in r[len(r) - length :])) for r in responses]
-
-
-def decoy_count(real: float, decoys: Sequence[float]) -> int:
-    """How many decoys score at least the real ID (a tie counts against the real one)."""
-    return sum(d >= real for d in decoys)
 
 
 def rank_sum_p(counts: Sequence[int], decoys: int = DECOYS) -> float:

@@ -129,10 +129,9 @@ def coverage(probed: frozenset[str], scored: frozenset[str]) -> str | None:
     where they read the same): a verdict says nothing of conversations it did not probe."""
     if probed == scored:
         return None
-    shared = len(probed & scored)
     return (
         f"the probe read {len(probed)} conversation(s), the Composite {len(scored)}, "
-        f"{shared} in both"
+        f"{len(probed & scored)} in both"
     )
 
 

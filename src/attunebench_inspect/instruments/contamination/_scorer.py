@@ -260,13 +260,6 @@ def _labels_line(layout: LayoutInstance, r: LabelResult) -> str:
     )
 
 
-def _layout_line(layout: LayoutInstance, r: InstanceResult) -> str:
-    return (
-        f"- {layout.key}: the document's continuation writes {r.guided_recall} unshown word(s) "
-        f"of a published text in a row, the control's {r.general_recall}"
-    )
-
-
 def _likelihood_scored(state: TaskState) -> ConversationLikelihood | None:
     """The conversation's likelihood figures (None where the method was not chosen)."""
     plan = plan_of(state.metadata)
@@ -306,7 +299,11 @@ def contamination_scorer() -> Scorer:
         layout = _layout_scored(state)
         labels = _labels_scored(state)
         value = _value(scored)
-        lines = [_line(i, s) for i, s in scored] + [_layout_line(i, r) for i, r in layout]
+        lines = [_line(i, s) for i, s in scored] + [
+            f"- {i.key}: the document's continuation writes {r.guided_recall} unshown word(s) "
+            f"of a published text in a row, the control's {r.general_recall}"
+            for i, r in layout
+        ]
         lines += [_labels_line(i, r) for i, r in labels]
         answer = (
             f"ROUGE-L guided {value['guided_rouge_l']:.2f}, general "

@@ -164,10 +164,6 @@ def probe_verdict(
     return replace(found, reading=overall(found.readings()))
 
 
-def _evidence_metrics(e: Evidence, prefix: str) -> dict[str, float]:
-    return {f"{prefix}{name}": getattr(e, field) for name, field in _EVIDENCE.items()}
-
-
 def _figures(
     v: Verdict | LayoutVerdict | LabelsVerdict | LikelihoodVerdict, prefix: str
 ) -> dict[str, float]:
@@ -178,7 +174,7 @@ def _figures(
     for f in fields(v):
         value = getattr(v, f.name)
         if isinstance(value, Evidence):
-            found |= _evidence_metrics(value, prefix)
+            found |= {prefix + name: getattr(value, field) for name, field in _EVIDENCE.items()}
         elif isinstance(value, Interval):
             found |= {f.name: value.estimate, "ci_low": value.low, "ci_high": value.high}
         elif f.name != "reading":
