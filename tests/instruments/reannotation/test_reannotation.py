@@ -37,7 +37,7 @@ from attunebench_inspect.instruments.reannotation._consensus import (
     consensus_all,
     ties_of,
 )
-from attunebench_inspect.instruments.reannotation._kappa import kappa
+from attunebench_inspect.instruments.reannotation._kappa import stratified_kappa
 from attunebench_inspect.instruments.reannotation._labels import (
     LabelSet,
     load_third_party,
@@ -647,7 +647,8 @@ def test_kappa_is_sklearns(pairs: list[tuple[int, int]], weights: str) -> None:
     table = np.zeros((4, 4))
     for a, b in pairs:
         table[a, b] += 1
-    mine = float(kappa(table, weights))  # type: ignore[arg-type]
+    # One stratum: Cohen's kappa.
+    mine = float(stratified_kappa(table[None], weights))  # type: ignore[arg-type]
     a, b = zip(*pairs, strict=True)
     with np.errstate(all="ignore"):
         theirs = cohen_kappa_score(

@@ -98,8 +98,7 @@ def _pairwise_items(third: LabelSet, own: GroundTruth) -> list[Item]:
                 continue
             first, second = comparison_pair(key)
             earlier = min((first, second), key=shown.index) if shown else ""
-            stratum = f"{key}/{earlier}"
-            result.append((stratum, int(first == winner), int(first == a.pairwise[key])))
+            result.append((f"{key}/{earlier}", int(first == winner), int(first == a.pairwise[key])))
     return result
 
 
@@ -275,15 +274,13 @@ def agreement(
         raters.setdefault(name, {}).setdefault(s.conversation_id, []).append(compared)
         if not s.self_rating and s.annotator != CONSENSUS:
             pooled.setdefault(s.conversation_id, []).append(compared)
-    rows = []
-    for f in fields(codebook):
-        for rater in sorted(raters):
-            groups = [raters[rater][c] for c in sorted(raters[rater])]
-            rows.append(_agreement(rater, f, groups, resamples, seed, level))
-        if len(raters) > 1 and pooled:
-            groups = [pooled[c] for c in sorted(pooled)]
-            rows.append(_agreement(POOLED, f, groups, resamples, seed, level))
-    return rows
+    named = [(r, raters[r]) for r in sorted(raters)]
+    named += [(POOLED, pooled)] if len(raters) > 1 and pooled else []
+    return [
+        _agreement(rater, f, [groups[c] for c in sorted(groups)], resamples, seed, level)
+        for f in fields(codebook)
+        for rater, groups in named
+    ]
 
 
 # --- whether the third parties carry information about a task ----------------------------------

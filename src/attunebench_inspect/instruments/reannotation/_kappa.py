@@ -49,12 +49,6 @@ def stratified_kappa(
     return np.asarray(np.where(chance > 0, result, np.nan), dtype=float)
 
 
-def kappa(tables: NDArray[np.float64], weights: Weights = "nominal") -> NDArray[np.float64]:
-    """Cohen's kappa of each (..., L, L) contingency table (one stratum); NaN where chance
-    disagreement is 0. Tests pin it to sklearn.metrics.cohen_kappa_score."""
-    return stratified_kappa(tables[..., None, :, :], weights)
-
-
 def kappa_interval(
     tables: NDArray[np.float64],
     weights: Weights,

@@ -123,19 +123,10 @@ def rates(
             for p in test.pairs
             if "judged_response_quality" not in p.tasks
         )
-
-    def share(verdict: str) -> float:
-        return verdicts.count(verdict) / replications
-
+    holds, depends = (verdicts.count(verdict) / replications for verdict in (HOLDS, DEPENDS))
+    width = float(np.nanmedian(widths)) if widths else math.nan
     return Rates(
-        scenario,
-        models,
-        conversations,
-        annotators,
-        share(HOLDS),
-        share(DEPENDS),
-        1 - share(HOLDS) - share(DEPENDS),
-        float(np.nanmedian(widths)) if widths else math.nan,
+        scenario, models, conversations, annotators, holds, depends, 1 - holds - depends, width
     )
 
 

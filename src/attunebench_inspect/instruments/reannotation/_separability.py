@@ -145,9 +145,8 @@ def _rhos(scores: TaskScores, resamples: int, seed: int) -> Rhos:
     models, and every replicate draws conversations (the same draws for both label sets)."""
     # (conversations, side, model, task) -> replicate means -> (replicates, side, model, task)
     values = np.stack([scores.own, scores.third]).transpose(3, 0, 1, 2)
-    shape = values.shape[1:]
     flat = values.reshape(len(scores.conversations), -1)
-    replicates = replicate_means(flat, resamples, seed).reshape(resamples, *shape)
+    replicates = replicate_means(flat, resamples, seed).reshape(resamples, *values.shape[1:])
     with np.errstate(invalid="ignore"):
         means = np.nanmean(values, axis=0)
     return {
@@ -165,11 +164,7 @@ def _pairs(
         p: _interval(float(point[0]), draws[:, 0], LEVEL, n) for p, (point, draws) in rhos.items()
     }
     separable = [p for p in rhos if own[p].high < STRONG]
-    tested = [
-        p
-        for p in separable
-        if not _uninformed(information, (scores.tasks[p[0]], scores.tasks[p[1]]))
-    ]
+    tested = [p for p in separable if not _uninformed(information, [scores.tasks[i] for i in p])]
     corrected_level = 1 - (1 - LEVEL) / max(len(tested), 1)
     pairs = []
     for p, (point, draws) in rhos.items():

@@ -241,13 +241,10 @@ def _tied(found: Mapping[str, Consensus]) -> dict[str, dict[str, int]]:
 
 
 def _mode_study(
-    mode: str,
-    runs: Sequence[RunValues],
-    rescored: Rescored,
-    codebook: Codebook,
-    draws: Mapping[str, int],
+    mode: str, rescored: Rescored, codebook: Codebook, draws: Mapping[str, int]
 ) -> ModeStudy:
     """One mode's gains and reviewer's test (with its information condition), on shared ones."""
+    runs = [r for r in rescored.runs if r.mode == mode]
     excluded = {r.model: why for r in runs if (why := excluded_from_ranking(r.model)) is not None}
     ranked = [r for r in runs if r.model not in excluded]
     shared = set.intersection(*(set(r.conversations) for r in ranked)) if ranked else set()
@@ -256,14 +253,9 @@ def _mode_study(
     )
     consensus = [rescored.consensus[c].labels for c in sorted(shared)]
     information = task_information(rescored.participants, consensus, codebook, **draws)
-    return ModeStudy(
-        mode=mode,
-        models=[r.model for r in ranked],
-        excluded=excluded,
-        conversations=len(shared),
-        gains=self_specific_gains(scores, **draws) if shared else [],
-        test=reviewers_test(scores, information, **draws),
-    )
+    gains = self_specific_gains(scores, **draws) if shared else []
+    test = reviewers_test(scores, information, **draws)
+    return ModeStudy(mode, [r.model for r in ranked], excluded, len(shared), gains, test)
 
 
 def third_party_section(
@@ -282,6 +274,7 @@ def third_party_section(
     annotators = [AnnotatorRow(a, files[a], labelled[a], own[a]) for a in sorted(files)]
     label_sets = [*third.labels, *(c.labels for c in rescored.consensus.values())]
     modes = sorted({r.mode for r in rescored.runs})
+    draws = {"resamples": resamples, "seed": seed}
     return ThirdPartySection(
         files=list(rescored.files),
         phrasing=phrasing,
@@ -294,17 +287,6 @@ def third_party_section(
         notes=list(third.notes),
         ties=ties_of(rescored.consensus),
         tied=_tied(rescored.consensus),
-        agreement=agreement(
-            rescored.participants, label_sets, codebook, resamples=resamples, seed=seed
-        ),
-        modes=[
-            _mode_study(
-                mode,
-                [r for r in rescored.runs if r.mode == mode],
-                rescored,
-                codebook,
-                {"resamples": resamples, "seed": seed},
-            )
-            for mode in modes
-        ],
+        agreement=agreement(rescored.participants, label_sets, codebook, **draws),
+        modes=[_mode_study(mode, rescored, codebook, draws) for mode in modes],
     )

@@ -31,8 +31,7 @@ def position_shares(mode: str, runs: Sequence[RunStability]) -> Figure:
     runs = [r for r in runs if r.position_bias.positions]
     figure = new_figure(WIDTH, 1.6 + 0.75 * len(runs))
     ax = figure.subplots()
-    offsets = (-0.25, 0.0, 0.25)
-    for k, offset in enumerate(offsets):
+    for k, offset in enumerate((-0.25, 0.0, 0.25)):
         shares = [r.position_bias.positions[k] for r in runs if len(r.position_bias.positions) > k]
         rows = [i + offset for i, r in enumerate(runs) if len(r.position_bias.positions) > k]
         intervals = [s.share for s in shares]

@@ -278,15 +278,9 @@ def position_bias(
         abs(share_earlier.estimate - 0.5),
         *(abs(s.share.estimate - s.expected) for s in position_shares),
     )
+    verdict = _bias_verdict(count, p, float(deviation))
     return PositionBias(
-        count,
-        by.conversations,
-        share_earlier,
-        position_shares,
-        chi2,
-        p,
-        float(deviation),
-        _bias_verdict(count, p, float(deviation)),
+        count, by.conversations, share_earlier, position_shares, chi2, p, float(deviation), verdict
     )
 
 

@@ -69,8 +69,7 @@ def _pilot_matrices(
         if not any(math.isnan(x) for x in (*a[c], *b[c])) and a[c] and b[c]
     )
     if not shared:
-        empty = np.zeros((0, 0))
-        return empty, empty
+        return np.zeros((0, 0)), np.zeros((0, 0))
     return _complete(a, shared, "A"), _complete(b, shared, "B")
 
 
@@ -214,5 +213,4 @@ def run_cost(row: PlanRow, prices: Sequence[Callable[[int], float]]) -> float:
     (`prices`: the estimate's bill), times the epochs; NaN for a row that is not reachable."""
     if row.conversations is None:
         return math.nan
-    n = row.conversations
-    return row.epochs * sum(price(n) for price in prices)
+    return row.epochs * sum(price(row.conversations) for price in prices)

@@ -114,8 +114,7 @@ def rank_stability(
             means = np.nanmean(values, axis=1)
         estimates.append(float(np.nanmean(means)) if (~np.isnan(means)).any() else NAN)
         if resample_epochs:
-            counts = resample_counts(n, resamples, seed)
-            replicates[:, j] = _epoch_replicates(values, counts, rng)
+            replicates[:, j] = _epoch_replicates(values, resample_counts(n, resamples, seed), rng)
         else:
             replicates[:, j] = replicate_means(means[:, None], resamples, seed)[:, 0]
     est = np.asarray(estimates)

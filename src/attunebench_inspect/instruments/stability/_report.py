@@ -145,13 +145,8 @@ def _panel(
         for criterion, rows in data.ratings.items():
             found = judge_agreement(rows, "ordinal", RATING_DOMAIN, clusters=clusters, **draws)
             agreement.append(AgreementRow(criterion, found))
-        answers = judge_agreement(
-            data.answers,
-            "nominal",
-            ANSWER_DOMAIN,
-            clusters=data.clusters(data.answer_drafts),
-            **draws,
-        )
+        binary = data.clusters(data.answer_drafts)
+        answers = judge_agreement(data.answers, "nominal", ANSWER_DOMAIN, clusters=binary, **draws)
         agreement.append(AgreementRow("binary", answers))
     leniency = []
     for criterion, rows in data.ratings.items():

@@ -51,8 +51,7 @@ def mean_squares(matrix: Matrix) -> MeanSquares:
     grand = matrix.mean()
     ss_rows = k * ((matrix.mean(axis=1) - grand) ** 2).sum()
     ss_columns = n * ((matrix.mean(axis=0) - grand) ** 2).sum()
-    ss_total = ((matrix - grand) ** 2).sum()
-    ss_error = ss_total - ss_rows - ss_columns
+    ss_error = ((matrix - grand) ** 2).sum() - ss_rows - ss_columns
     return MeanSquares(
         n,
         k,
@@ -110,9 +109,7 @@ def icc(matrix: Matrix | Sequence[Sequence[float]], form: IccForm, level: float 
     noise = residual + columns if form == "ICC(A,1)" else residual
     # Sums of squares of equal values come out as rounding residue, not 0.
     if noise <= 1e-12 * (rows + noise):
-        exact = 1.0 if rows > 0 else NAN
-        f0 = math.inf if rows > 0 else NAN
-        p = 0.0 if rows > 0 else NAN
+        exact, f0, p = (1.0, math.inf, 0.0) if rows > 0 else (NAN, NAN, NAN)
         return Icc(form, exact, exact, exact, f0, float(df1), float(df2), p)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         f0 = rows / residual

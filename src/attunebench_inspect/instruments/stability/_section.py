@@ -143,11 +143,9 @@ def _reruns(runs: Sequence[RunStability]) -> Table:
 def _read(run: RunStability, verdict: str) -> str:
     """A verdict, or why there is none: logs of task version 3-A keep no stability records, and
     `--where` may leave a run no conversation."""
-    return (
-        verdict
-        if run.records
-        else cannot_decide("no records (a 3-A log, or no conversation left by --where)")
-    )
+    if run.records:
+        return verdict
+    return cannot_decide("no records (a 3-A log, or no conversation left by --where)")
 
 
 def _icc(found: Icc | None) -> str:
@@ -215,12 +213,7 @@ def _judge_tables(report: Report) -> list[Table]:
         "The draft metrics of these runs are judged by the evaluated model or its family, which "
         "may favour its own kind of writing (allowed: -T allow_self_judge=true).",
     )
-    return [
-        agreement,
-        leniency,
-        *([silent] if silent.rows else []),
-        *([marked] if selves else []),
-    ]
+    return [agreement, leniency, *([silent] if silent.rows else []), *([marked] if selves else [])]
 
 
 def _ranks(ranks: RankTable) -> Table:
