@@ -33,9 +33,6 @@ class Totals:
     cache_written: int = 0
     output: int = 0
 
-    def add(self, use: CacheUse, output: int) -> None:
-        self.merge(Totals(1, use.prompt, use.read, use.written, output))
-
     def merge(self, other: Totals) -> None:
         for count in fields(self):
             setattr(self, count.name, getattr(self, count.name) + getattr(other, count.name))
@@ -54,7 +51,7 @@ class Totals:
 def _totals(requests: Sequence[Request], used: Sequence[CacheUse], tokens: Tokens) -> Totals:
     totals = Totals()
     for request, use in zip(requests, used, strict=True):
-        totals.add(use, output_tokens(request, tokens))
+        totals.merge(Totals(1, use.prompt, use.read, use.written, output_tokens(request, tokens)))
     return totals
 
 
