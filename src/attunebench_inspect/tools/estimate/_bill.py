@@ -292,7 +292,6 @@ def _priced(estimate: ModeEstimate, model: str, plan: Plan, tokens: Tokens) -> _
 def _bill(model: str, mode: str, priced: _Priced, prices: Prices) -> RunBill:
     rules = rules_for(model)
     cache = priced.cache
-    uncached = replace(cache, cache_read=0, cache_written=0)
     return RunBill(
         model=model,
         mode=mode,
@@ -303,7 +302,7 @@ def _bill(model: str, mode: str, priced: _Priced, prices: Prices) -> RunBill:
         cache_read_tokens=cache.cache_read,
         cache_written_tokens=cache.cache_written,
         output_tokens=cache.output,
-        cost_usd=prices.cost(uncached, rules),
+        cost_usd=prices.cost(replace(cache, cache_read=0, cache_written=0), rules),
         cost_usd_cache=prices.cost(cache, rules),
         cost_usd_batch=rules.batch_price * prices.cost(priced.batch, rules)
         if rules and priced.batch
