@@ -105,9 +105,10 @@ MAX_MULTI_OPTIONS = 100
 an answer is too long to expect a model to write whole, and one key missing fails the answer."""
 
 
-def unworkable(options: Mapping[str, Sequence[str]]) -> list[tuple[str, str, str]]:
-    """(field, found, expected) for each way a vocabulary makes the profile call unworkable: its
-    schema past the limits a provider documents, or an answer too long to write."""
+def vocabulary_problems(vocabulary: Vocabulary) -> list[DataProblem]:
+    """Each way a vocabulary makes the profile call unworkable, one located line (its file, the
+    field): its schema past the limits a provider documents, or an answer too long to write."""
+    options = vocabulary.options()
     problems = []
     enums = properties = 0
     for field in PROFILE_FIELDS:
@@ -151,15 +152,7 @@ def unworkable(options: Mapping[str, Sequence[str]]) -> list[tuple[str, str, str
                     f"at most {limit:,} (OpenAI's limit on a response schema)",
                 )
             )
-    return problems
-
-
-def vocabulary_problems(vocabulary: Vocabulary) -> list[DataProblem]:
-    """`unworkable` of a vocabulary, one located line each (its file, the field)."""
-    return [
-        DataProblem(vocabulary.path, None, field, found, expected)
-        for field, found, expected in unworkable(vocabulary.options())
-    ]
+    return [DataProblem(vocabulary.path, None, *problem) for problem in problems]
 
 
 def profile_schema(options: Mapping[str, Sequence[str]]) -> CallSchema:

@@ -33,9 +33,6 @@ class Totals:
     cache_written: int = 0
     output: int = 0
 
-    def add(self, use: CacheUse, output: int) -> None:
-        self.merge(Totals(1, use.prompt, use.read, use.written, output))
-
     def merge(self, other: Totals) -> None:
         for count in fields(self):
             setattr(self, count.name, getattr(self, count.name) + getattr(other, count.name))
@@ -54,7 +51,7 @@ class Totals:
 def _totals(requests: Sequence[Request], used: Sequence[CacheUse], tokens: Tokens) -> Totals:
     totals = Totals()
     for request, use in zip(requests, used, strict=True):
-        totals.add(use, output_tokens(request, tokens))
+        totals.merge(Totals(1, use.prompt, use.read, use.written, output_tokens(request, tokens)))
     return totals
 
 
@@ -295,7 +292,6 @@ def _priced(estimate: ModeEstimate, model: str, plan: Plan, tokens: Tokens) -> _
 def _bill(model: str, mode: str, priced: _Priced, prices: Prices) -> RunBill:
     rules = rules_for(model)
     cache = priced.cache
-    uncached = replace(cache, cache_read=0, cache_written=0)
     return RunBill(
         model=model,
         mode=mode,
@@ -306,7 +302,7 @@ def _bill(model: str, mode: str, priced: _Priced, prices: Prices) -> RunBill:
         cache_read_tokens=cache.cache_read,
         cache_written_tokens=cache.cache_written,
         output_tokens=cache.output,
-        cost_usd=prices.cost(uncached, rules),
+        cost_usd=prices.cost(replace(cache, cache_read=0, cache_written=0), rules),
         cost_usd_cache=prices.cost(cache, rules),
         cost_usd_batch=rules.batch_price * prices.cost(priced.batch, rules)
         if rules and priced.batch

@@ -42,10 +42,6 @@ class Settings:
     seed: int
 
 
-def _array(values: Sequence[float] | NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.asarray(values, dtype=float)
-
-
 def composite_ci(table: RunTable, ids: list[str], settings: Settings) -> Interval:
     """The run Composite (the mean of its conversations' Composites, `metrics.run_composite`)
     with its bootstrap interval over conversations: the same estimator as the log header and
@@ -127,11 +123,6 @@ def by_mode(tables: Sequence[RunTable], chance: bool = False) -> dict[str, list[
     return {mode: sorted(ts, key=lambda t: t.label) for mode, ts in sorted(groups.items())}
 
 
-def _differences(a: RunTable, b: RunTable, metric: str) -> NDArray[np.float64]:
-    ids = shared_ids(a, b)
-    return a.metric(metric, ids) - b.metric(metric, ids)
-
-
 def distinguishability(
     tables: Sequence[RunTable],
     settings: Settings,
@@ -141,10 +132,10 @@ def distinguishability(
     conversations (every pair of a size resampled at once, with the same draws)."""
     result: list[PairDifference] = []
     for mode, group in by_mode(tables).items():
-        pairs = list(itertools.combinations(group, 2))
+        pairs = [(a, b, shared_ids(a, b)) for a, b in itertools.combinations(group, 2)]
         intervals = {
             metric: mean_cis(
-                [_differences(a, b, metric) for a, b in pairs],
+                [a.metric(metric, ids) - b.metric(metric, ids) for a, b, ids in pairs],
                 resamples=settings.resamples,
                 seed=settings.seed,
             )
@@ -152,7 +143,7 @@ def distinguishability(
         }
         result.extend(
             PairDifference(mode, metric, a.label, b.label, intervals[metric][i])
-            for i, (a, b) in enumerate(pairs)
+            for i, (a, b, _) in enumerate(pairs)
             for metric in metrics
         )
     return result
@@ -368,12 +359,12 @@ def any_value(values: NDArray[np.float64]) -> bool:
 
 
 def nan_mean(values: Sequence[float] | NDArray[np.float64]) -> float:
-    arr = _array(values)
+    arr = np.asarray(values, dtype=float)
     return float(np.nanmean(arr)) if np.any(~np.isnan(arr)) else NAN
 
 
 def spearman_rho(a: list[float], b: list[float]) -> float:
-    x, y = _array(a), _array(b)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     keep = ~(np.isnan(x) | np.isnan(y))
     if keep.sum() < 3 or np.ptp(x[keep]) == 0 or np.ptp(y[keep]) == 0:
         return NAN

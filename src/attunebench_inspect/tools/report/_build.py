@@ -314,7 +314,6 @@ def _main_task(
 
 
 def _distinguished(pairs: Sequence[analyses.PairDifference]) -> dict[str, dict[str, list[int]]]:
-    """mode -> metric -> [pairs distinguished, pairs]."""
     counts: dict[str, dict[str, list[int]]] = {}
     for pair in pairs:
         tally = counts.setdefault(pair.mode, {}).setdefault(pair.metric, [0, 0])

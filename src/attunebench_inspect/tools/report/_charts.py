@@ -47,12 +47,11 @@ def composite_bars(mode: str, rows: Sequence[LeaderRow]) -> Figure:
     figure = new_figure(WIDTH, 1.3 + 0.38 * len(rows))
     ax = figure.subplots()
     intervals = [r.composite for r in rows]
-    colours = [CHANCE if r.model == CHANCE_LABEL else BAR for r in rows]
     ax.barh(
         range(len(rows)),
         np.nan_to_num([i.estimate for i in intervals]),
         xerr=errors(intervals),
-        color=colours,
+        color=[CHANCE if r.model == CHANCE_LABEL else BAR for r in rows],
         height=0.6,
         error_kw={"ecolor": "black", "capsize": 3, "linewidth": 1},
     )
@@ -87,8 +86,7 @@ def metric_heatmap(mode: str, rows: Sequence[LeaderRow], metrics: Sequence[str])
     ax = figure.subplots()
     cmap = sequential()
     grid(ax, shade, texts, cmap, [short(r.model) for r in rows], [label(m) for m in metrics])
-    ax.set_xlabel("metric (mean over conversations)")
-    ax.set_ylabel("model")
+    ax.set(xlabel="metric (mean over conversations)", ylabel="model")
     # Words on the ticks, not in a long label: a heatmap of one or two runs is short.
     bar = colorbar(figure, ax, cmap, 0, 1, "place in range")
     bar.set_ticks([0, 0.5, 1], labels=["0 worst", "0.5", "1 best"])
@@ -156,8 +154,7 @@ def drift(mode: str, rows: Sequence[Drift]) -> Figure:
         ax.set_ylim(entry.low, entry.high)
         ax.set_xticks(range(len(THIRDS)), labels=list(THIRDS))
         ax.set_xlim(-0.4, len(THIRDS) - 0.6)
-        ax.set_xlabel("conversation third")
-        ax.set_ylabel(scale(metric))
+        ax.set(xlabel="conversation third", ylabel=scale(metric))
     # One entry per model, from whichever panel has it.
     entries = {
         name: handle
@@ -212,8 +209,7 @@ def spearman(split: CapabilitySplit) -> Figure:
     ax = figure.subplots()
     cmap = diverging()
     grid(ax, (matrix + 1) / 2, texts, cmap, names, names)
-    ax.set_xlabel("metric")
-    ax.set_ylabel("metric")
+    ax.set(xlabel="metric", ylabel="metric")
     colorbar(figure, ax, cmap, -1, 1, f"Spearman rank correlation ({MINUS}1 to 1)")
     title(
         figure,
@@ -236,8 +232,7 @@ def win_rates(wins: WinRates) -> Figure:
     ax = figure.subplots()
     cmap = diverging()
     grid(ax, matrix, texts, cmap, names, names)
-    ax.set_xlabel("column model")
-    ax.set_ylabel("row model")
+    ax.set(xlabel="column model", ylabel="row model")
     colorbar(figure, ax, cmap, 0, 1, "win rate (0 to 1)")
     title(
         figure, f"Pairwise win rate ({wins.mode}): row beats column on {label('pairwise_accuracy')}"

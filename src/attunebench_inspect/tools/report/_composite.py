@@ -39,8 +39,7 @@ def run_composite(
     run: Run, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> RunComposite:
     per = conversation_composites(run)
-    ordered = [per[k] for k in sorted(per)]
-    interval = mean_ci(ordered, resamples=resamples, seed=seed)
+    interval = mean_ci([per[k] for k in sorted(per)], resamples=resamples, seed=seed)
     return RunComposite(run, per, interval, logged_composite(run))
 
 

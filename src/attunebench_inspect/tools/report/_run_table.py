@@ -233,7 +233,6 @@ def run_table(run: Run) -> RunTable:
     for sample_id in by_id:
         errors.pop(sample_id, None)
     stats = run.header.stats
-    usage = usage_by_role(run.model, stats.model_usage, stats.role_usage)
     wall = float("nan")
     if stats.started_at and stats.completed_at:
         wall = (
@@ -246,7 +245,7 @@ def run_table(run: Run) -> RunTable:
         location=run.location,
         conversations=conversations,
         errors=errors,
-        usage=usage,
+        usage=usage_by_role(run.model, stats.model_usage, stats.role_usage),
         wall_seconds=wall,
         epoch_composites=epoch_composites,
         instrument_scores=instrument_scores,

@@ -1,11 +1,11 @@
-"""The main task's sections of the report, one module a section: its tables and its figures.
-The suite places the instruments' among them (_suite/render.py)."""
+"""The main task's sections of the report, one module a section (the two comparisons on shared
+conversations share paired.py): its tables and its figures. The suite places the instruments'
+among them (_suite/render.py)."""
 
 from .capability import SECTION as CAPABILITY
-from .distinguishability import SECTION as DISTINGUISHABILITY
 from .leaderboard import SECTION as LEADERBOARD
-from .mode_deltas import SECTION as MODE_DELTAS
 from .operations import SECTION as OPERATIONS
+from .paired import DISTINGUISHABILITY, MODE_DELTAS
 from .perspective import SECTION as PERSPECTIVE
 from .scope import SECTION as SCOPE
 from .subgroups import SECTION as SUBGROUPS

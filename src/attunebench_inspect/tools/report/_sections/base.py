@@ -42,18 +42,6 @@ def shown_drift(report: Report) -> list[Drift]:
     return [d for d in report.drift if (d.model, d.mode) in ranked or d.mode in pooled]
 
 
-def no_pairs(report: Report) -> str:
-    have = ", ".join(f"{mode}: {n}" for mode, n in models_besides_chance(report).items())
-    return f"No model pairs: a pair needs two models besides chance in a mode ({have})."
-
-
-def no_mode_deltas(report: Report) -> str:
-    modes = sorted({r.mode for r in report.leaderboard})
-    if len(modes) < 2:
-        return f"No mode deltas: the logs have one mode ({', '.join(modes)}); run another."
-    return "No mode deltas: no model was run in the default mode and in another mode."
-
-
 PILLARS = ("emotion_pillar", "evaluation_pillar", "holistic_pillar")
 
 
