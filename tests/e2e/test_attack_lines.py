@@ -38,7 +38,7 @@ from attunebench_inspect.instruments.contamination._layout import LAYOUT_MAX_TUR
 from attunebench_inspect.instruments.contamination._rules import LAYOUT
 from attunebench_inspect.instruments.contamination._solver import layout_of
 from attunebench_inspect.instruments.human._imports import check_files
-from attunebench_inspect.score._rejudge import NOT_THE_MAIN_TASK, draft_rejudge
+from attunebench_inspect.score._scorers import NOT_THE_MAIN_TASK, draft_rejudge
 from attunebench_inspect.solve._store import read_walk
 from attunebench_inspect.tools.estimate import _bill
 from tests.conftest import BUNDLED

@@ -21,11 +21,15 @@ last calls pass a 128,000-token context window (gpt-4o's); `attunebench estimate
 calls pass the named model's window."""
 
 
-def size_warnings(conv: Conversation, source: str) -> list[DataProblem]:
-    """A warning per message over MAX_MESSAGE_CHARS, and one for a conversation over
-    MAX_CONVERSATION_CHARS."""
-    warnings = []
-    total = 0
+def conversation_warnings(conv: Conversation, codebook: Codebook, source: str) -> list[DataProblem]:
+    """A warning per message over MAX_MESSAGE_CHARS, one for a conversation over
+    MAX_CONVERSATION_CHARS, then the PANAS totals and the follow-up's."""
+    warnings: list[DataProblem] = []
+
+    def warn(turn: int | None, field: str, found: str, expected: str) -> None:
+        warnings.append(DataProblem(source, turn, field, found, expected, conv.conversationId))
+
+    size = 0
     for turn in conv.turns:
         alternates = turn.annotations.alternateResponses
         for field, text in (
@@ -34,40 +38,22 @@ def size_warnings(conv: Conversation, source: str) -> list[DataProblem]:
             ("annotations.alternateResponses.llmImproved", alternates.llmImproved),
             ("annotations.alternateResponses.humanEdited", alternates.humanEdited),
         ):
-            total += len(text)
+            size += len(text)
             if len(text) > MAX_MESSAGE_CHARS:
-                warnings.append(
-                    DataProblem(
-                        source,
-                        turn.turnNumber,
-                        field,
-                        f"{len(text):,} characters",
-                        f"at most {MAX_MESSAGE_CHARS:,} (about 8,000 tokens; it is sent as it is)",
-                        conv.conversationId,
-                    )
+                warn(
+                    turn.turnNumber,
+                    field,
+                    f"{len(text):,} characters",
+                    f"at most {MAX_MESSAGE_CHARS:,} (about 8,000 tokens; it is sent as it is)",
                 )
-    if total > MAX_CONVERSATION_CHARS:
-        warnings.append(
-            DataProblem(
-                source,
-                None,
-                "turns",
-                f"{total:,} characters of messages and replies",
-                f"at most {MAX_CONVERSATION_CHARS:,} (about 100,000 tokens: its last calls pass a "
-                "128,000-token context window; `attunebench estimate --model M` names the calls "
-                "past M's)",
-                conv.conversationId,
-            )
-        )
-    return warnings
-
-
-def conversation_warnings(conv: Conversation, codebook: Codebook, source: str) -> list[DataProblem]:
-    warnings: list[DataProblem] = size_warnings(conv, source)
-
-    def warn(field: str, found: object, expected: str) -> None:
-        warnings.append(
-            DataProblem(source, None, field, shorten(found), expected, conv.conversationId)
+    if size > MAX_CONVERSATION_CHARS:
+        warn(
+            None,
+            "turns",
+            f"{size:,} characters of messages and replies",
+            f"at most {MAX_CONVERSATION_CHARS:,} (about 100,000 tokens: its last calls pass a "
+            "128,000-token context window; `attunebench estimate --model M` names the calls "
+            "past M's)",
         )
 
     # The seed's scorer derives PANAS aggregates from the items, and so does this one.
@@ -79,16 +65,18 @@ def conversation_warnings(conv: Conversation, codebook: Codebook, source: str) -
         ):
             if given != total:
                 warn(
+                    None,
                     f"{name}.{field}",
-                    given,
+                    shorten(given),
                     f"{total}, the sum of the 10 {affect}-affect items (the items are scored)",
                 )
 
     cw = conv.conversationWideQuestions
     if cw.q3_followUp_whatFeltOff and cw.q3_modelFit not in codebook.q3_follow_up_when:
         warn(
+            None,
             "conversationWideQuestions.q3_followUp_whatFeltOff",
-            cw.q3_followUp_whatFeltOff,
+            shorten(cw.q3_followUp_whatFeltOff),
             f"none after q3_modelFit {cw.q3_modelFit!r}, which is not a negative answer "
             "(the follow-up is asked after one; this one is scored all the same)",
         )

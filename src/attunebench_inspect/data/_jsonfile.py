@@ -211,9 +211,6 @@ def load_document(file: Path, what: str, model: type[Model]) -> Loaded[Model]:
     try:
         value = model.model_validate(document.value)
     except ValidationError as ex:
-        problems = [
-            DataProblem(str(file), None, field_name(e["loc"]), found_in(e), expected_in(e))
-            for e in ex.errors()
-        ]
-        raise DataError(problems) from None
+        findings = [Finding(tuple(e["loc"]), found_in(e), expected_in(e)) for e in ex.errors()]
+        raise DataError(located(file, findings)) from None
     return Loaded(value, hashlib.sha256(raw).hexdigest(), tuple(located(file, document.warnings)))

@@ -11,7 +11,6 @@ import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -181,10 +180,8 @@ def _located(record: Record, findings: list[jsonfile.Finding]) -> list[DataProbl
 
 
 def _id_of(record: Record) -> str | None:
-    if isinstance(record.raw, dict):
-        value: Any = record.raw.get("conversationId")
-        return value if isinstance(value, str) else None
-    return None
+    value = record.raw.get("conversationId") if isinstance(record.raw, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def read_conversations(path: str | Path, codebook: Codebook) -> LoadResult:

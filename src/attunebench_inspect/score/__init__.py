@@ -1,6 +1,5 @@
 """The main task's metrics: the catalog, the metric functions, and the Inspect scorers."""
 
-from ._rejudge import draft_rejudge
 from ._scorers import (
     HEADLINE,
     MainTaskScorer,
@@ -8,6 +7,7 @@ from ._scorers import (
     binary_scorer,
     composite_scorer,
     conversation_wide_scorer,
+    draft_rejudge,
     draft_scorer,
     emotion_scorer,
     pairwise_scorer,

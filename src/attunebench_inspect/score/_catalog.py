@@ -91,7 +91,7 @@ def _branch(branch: str) -> MetricSpec:
 
 
 def _branches(p: PostInputs) -> dict[str, float]:
-    return metrics.four_branch(p.predicted(lambda a: a.four_branch), p.four_branch)
+    return metrics.four_branch(p.predicted(lambda a: a.four_branch), p.truth.four_branch)
 
 
 def _alignment(t: TurnInputs) -> float:
@@ -209,7 +209,7 @@ _MAIN: tuple[MetricSpec, ...] = (
         "failure = -1",
         pillar="holistic", low=-1.0,
         conversation=lambda p: metrics.panas_baseline_adjusted(
-            p.predicted(lambda a: a.post_panas), p.pre_panas, p.post_panas
+            p.predicted(lambda a: a.post_panas), p.truth.pre_panas, p.truth.post_panas
         ),
     ),
     MetricSpec(
@@ -217,14 +217,14 @@ _MAIN: tuple[MetricSpec, ...] = (
         "1 - MAE/60 over the positive and negative affect totals (10-70 each, derived from items)",
         "parse failure = 0",
         conversation=lambda p: metrics.panas_normalized(
-            p.predicted(lambda a: a.post_panas), p.post_panas
+            p.predicted(lambda a: a.post_panas), p.truth.post_panas
         ),
     ),
     MetricSpec(
         "panas_item_normalized", "PANAS Item Normalized", "conversation_wide", "conversation",
         "diagnostic", "1 - item MAE/6 over the 20 items", "parse failure = 0",
         conversation=lambda p: metrics.panas_item_normalized(
-            p.predicted(lambda a: a.post_panas), p.post_panas
+            p.predicted(lambda a: a.post_panas), p.truth.post_panas
         ),
     ),
     MetricSpec(
@@ -233,7 +233,7 @@ _MAIN: tuple[MetricSpec, ...] = (
         "both empty = 1; parse failure = 0",
         pillar="holistic_questions",
         conversation=lambda p: metrics.jaccard(
-            p.predicted(lambda a: a.q1_looking_for), p.q1_looking_for
+            p.predicted(lambda a: a.q1_looking_for), p.truth.q1_looking_for
         ),
     ),
     MetricSpec(
@@ -241,7 +241,7 @@ _MAIN: tuple[MetricSpec, ...] = (
         "exact match of the Q2 option", "parse failure = 0",
         pillar="holistic_questions",
         conversation=lambda p: metrics.exact(
-            p.predicted(lambda a: a.q2_emotion_clarity), p.q2_emotion_clarity
+            p.predicted(lambda a: a.q2_emotion_clarity), p.truth.q2_emotion_clarity
         ),
     ),
     MetricSpec(
@@ -251,14 +251,14 @@ _MAIN: tuple[MetricSpec, ...] = (
         "parse failure = 0",
         pillar="holistic_questions",
         conversation=lambda p: metrics.ordinal(
-            p.predicted(lambda a: a.q3_model_fit), p.q3_model_fit, p.q3_options
+            p.predicted(lambda a: a.q3_model_fit), p.truth.q3_model_fit, p.q3_options
         ),
     ),
     MetricSpec(
         "q3_exact", "Q3 Exact", "conversation_wide", "conversation", "diagnostic",
         "exact match of Q3", "parse failure = 0",
         conversation=lambda p: metrics.exact(
-            p.predicted(lambda a: a.q3_model_fit), p.q3_model_fit
+            p.predicted(lambda a: a.q3_model_fit), p.truth.q3_model_fit
         ),
     ),
     MetricSpec(
@@ -272,7 +272,7 @@ _MAIN: tuple[MetricSpec, ...] = (
         "NaN when the participant gave no follow-up (not asked); nothing predicted = 0; blank "
         "entries are left out",
         pillar="holistic_questions",
-        conversation=lambda p: metrics.fuzzy_overlap(p.follow_up(), p.q3_follow_up),
+        conversation=lambda p: metrics.fuzzy_overlap(p.follow_up(), p.truth.q3_follow_up),
     ),
     MetricSpec(
         "four_branch", "Four-Branch", "conversation_wide", "conversation", "canonical",

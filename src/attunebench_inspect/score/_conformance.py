@@ -13,7 +13,7 @@ from typing import Any
 
 from .._util.files import MAX_CONFIG_BYTES, FileProblem, read_capped
 from ..data._codebook import cached_codebook
-from ..data._split import comparison_key
+from ..data._split import GroundTruth, comparison_key
 from ..solve._predictions import JudgeVerdict, PostPredictions
 from . import _metrics as metrics
 from ._catalog import COMPOSITE_INPUTS, POOLED_STATS, pillars, pooled_name, spec
@@ -89,13 +89,19 @@ def post_case(case: Mapping[str, Any]) -> PostInputs:
         post=PostPredictions.from_answer({**_UNASKED_POST, **answer})
         if answer is not None
         else None,
-        pre_panas=truth.get("prePanas", {}),
-        post_panas=truth.get("postPanas", {}),
-        q1_looking_for=truth.get("q1_lookingFor", []),
-        q2_emotion_clarity=truth.get("q2_emotionClarity", ""),
-        q3_model_fit=truth.get("q3_modelFit", ""),
-        q3_follow_up=truth.get("q3_followUp_whatFeltOff", []),
-        four_branch=truth.get("fourBranchScores", {}),
+        # Built as the case gives them, unchecked: a case names only the labels its metric reads.
+        truth=GroundTruth.model_construct(
+            conversation_id="",
+            om_model="",
+            turns=[],
+            pre_panas=truth.get("prePanas", {}),
+            post_panas=truth.get("postPanas", {}),
+            q1_looking_for=truth.get("q1_lookingFor", []),
+            q2_emotion_clarity=truth.get("q2_emotionClarity", ""),
+            q3_model_fit=truth.get("q3_modelFit", ""),
+            q3_follow_up=truth.get("q3_followUp_whatFeltOff", []),
+            four_branch=truth.get("fourBranchScores", {}),
+        ),
         q3_options=cached_codebook(None).q3_options,
     )
 

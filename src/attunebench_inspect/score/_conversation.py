@@ -93,7 +93,7 @@ def score_conversation(
             sum(1 for r in walk.judgements.values() if not r.parsed)
         )
 
-    post = PostInputs.of(walk.post(), truth, q3_options)
+    post = PostInputs(walk.post(), truth, q3_options)
     scores.families["conversation_wide"] = {
         s.name: s.conversation(post)
         for s in CATALOG
@@ -151,13 +151,14 @@ def _post_lines(post: PostInputs) -> list[str]:
     if answer is None:
         return ["- *parse failure* (scored as wrong)"]
     own = post.follow_up() or []
+    gold = post.truth
     rows = [
         ("Q1 looking for", ", ".join(answer.q1_looking_for) or "-",
-         ", ".join(post.q1_looking_for) or "-"),
-        ("Q2 emotion clarity", answer.q2_emotion_clarity, post.q2_emotion_clarity),
-        ("Q3 model fit", answer.q3_model_fit, post.q3_model_fit),
-        ("Q3 what felt off", "; ".join(own) or "-", "; ".join(post.q3_follow_up) or "(not asked)"),
-        ("Four-Branch", _branches(answer.four_branch), _branches(post.four_branch)),
+         ", ".join(gold.q1_looking_for) or "-"),
+        ("Q2 emotion clarity", answer.q2_emotion_clarity, gold.q2_emotion_clarity),
+        ("Q3 model fit", answer.q3_model_fit, gold.q3_model_fit),
+        ("Q3 what felt off", "; ".join(own) or "-", "; ".join(gold.q3_follow_up) or "(not asked)"),
+        ("Four-Branch", _branches(answer.four_branch), _branches(gold.four_branch)),
     ]  # fmt: skip
     return [f"- **{name}**: model: {model}; participant: {truth}" for name, model, truth in rows]
 
@@ -193,7 +194,7 @@ def explanation(truth: GroundTruth, walk: Walk, *, q3_options: Sequence[str]) ->
             "",
             "**After the conversation**, model and participant:",
             "",
-            *_post_lines(PostInputs.of(walk.post(), truth, q3_options)),
+            *_post_lines(PostInputs(walk.post(), truth, q3_options)),
             "",
             "Every metric of this conversation: the Scoring tab. Every call's parsed prediction "
             "and parse status (and, where an answer could not be read as is, what the model "

@@ -1,6 +1,6 @@
 """What a metric is a function of: one turn's predictions beside the participant's labels
 (`TurnInputs`), and the post-conversation answer beside theirs (`PostInputs`); the scorers build
-them with `of`, the conformance vectors and the property tests directly. Pure."""
+`TurnInputs` with `of`, the conformance vectors and the property tests directly. Pure."""
 
 from __future__ import annotations
 
@@ -92,30 +92,8 @@ class PostInputs:
     """The post-conversation call's answer (None if it failed to parse) and the labels."""
 
     post: PostPredictions | None
-    pre_panas: dict[str, int]
-    post_panas: dict[str, int]
-    q1_looking_for: list[str]
-    q2_emotion_clarity: str
-    q3_model_fit: str
-    q3_follow_up: list[str]
-    four_branch: dict[str, int]
+    truth: GroundTruth
     q3_options: Sequence[str]
-
-    @classmethod
-    def of(
-        cls, predicted: PostPredictions | None, truth: GroundTruth, q3_options: Sequence[str]
-    ) -> PostInputs:
-        return cls(
-            post=predicted,
-            pre_panas=truth.pre_panas,
-            post_panas=truth.post_panas,
-            q1_looking_for=truth.q1_looking_for,
-            q2_emotion_clarity=truth.q2_emotion_clarity,
-            q3_model_fit=truth.q3_model_fit,
-            q3_follow_up=truth.q3_follow_up,
-            four_branch=truth.four_branch,
-            q3_options=q3_options,
-        )
 
     def predicted(self, read: Callable[[PostPredictions], T]) -> T | None:
         """One part of the answer, None where the call failed to parse."""

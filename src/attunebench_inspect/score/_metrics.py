@@ -169,18 +169,11 @@ def kendall_tau(pred: Mapping[str, str] | None, gold: Mapping[str, str]) -> list
     by_question: dict[str, list[str]] = {}
     for key in gold:
         by_question.setdefault(key.split(":", 1)[0], []).append(key)
-    taus = []
-    for keys in by_question.values():
-        truth = _win_counts(gold, keys)
-        if pred is None or len(set(truth)) < 2:
-            taus.append(NAN)
-            continue
-        guess = _win_counts(pred, keys)
-        if len(set(guess)) < 2:
-            taus.append(NAN)
-            continue
-        taus.append(tau_b(guess, truth))
-    return taus
+    # An unparsed answer wins nothing: its ranking is all ties, which tau_b gives NaN.
+    return [
+        tau_b(_win_counts(pred or {}, keys), _win_counts(gold, keys))
+        for keys in by_question.values()
+    ]
 
 
 def tau_b(x: Sequence[float], y: Sequence[float]) -> float:

@@ -1,5 +1,5 @@
 """The judge: its call on a draft (`judge_draft`, which the walk makes and a later re-judging
-scorer makes again, score/_rejudge.py), the panel's model roles (`judge`, `judge_2`, ...) and
+scorer makes again, score/_scorers.py), the panel's model roles (`judge`, `judge_2`, ...) and
 the self-judging line (both: docs/stability.md, 'Running for stability'). Without `judge` no
 draft is judged, never by the model under test (`get_model(role=...)` would fall back to it)."""
 

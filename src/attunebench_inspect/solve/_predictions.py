@@ -6,9 +6,9 @@ is None, never a partial answer."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..data._schema import ResponseSource
 from ._call_record import CallRecord, CallType
@@ -17,6 +17,7 @@ Records = Mapping[tuple[CallType, int | None], CallRecord]
 """The evaluated model's call records by (call, turn: None for the post-conversation call)."""
 Judgements = Mapping[tuple[str, int], CallRecord]
 """The judges' call records by (model role, turn): one per judge and judged draft."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -133,20 +134,8 @@ class Walk:
     def judgement(self, role: str, turn: int) -> CallRecord | None:
         return self.judgements.get((role, turn))
 
-    def _answer(self, call: CallType, turn: int | None) -> dict[str, Any] | None:
-        record = self.records.get((call, turn))
-        return record.prediction if record is not None else None
-
     def turn(self, turn: int) -> TurnPredictions:
-        draft = self._answer("draft", turn)
-        verdicts = {}
-        for role in self.judges:
-            record = self.judgements.get((role, turn))
-            answer = record.prediction if record is not None else None
-            verdicts[role] = JudgeVerdict.from_answer(answer) if answer is not None else None
-        reading = self._answer("emotion", turn)
-        hp_facing = self._answer("binary_hp", turn)
-        pairwise = self.records.get(("pairwise", turn))
+        pairwise = self.get("pairwise", turn)
         winners = None
         if pairwise is not None and pairwise.prediction is not None:
             # The call's label -> source mapping and comparison id -> key.
@@ -156,14 +145,22 @@ class Walk:
             }
         return TurnPredictions(
             turn=turn,
-            draft=str(draft["text"]) if draft is not None else None,
+            draft=_read(self.get("draft", turn), lambda a: str(a["text"])),
             judged=self.judged,
-            verdicts=verdicts,
-            reading=ReplyReading.from_answer(reading) if reading is not None else None,
-            hp_facing=binary(hp_facing["binary"]) if hp_facing is not None else None,
+            verdicts={
+                role: _read(self.judgement(role, turn), JudgeVerdict.from_answer)
+                for role in self.judges
+            },
+            reading=_read(self.get("emotion", turn), ReplyReading.from_answer),
+            hp_facing=_read(self.get("binary_hp", turn), lambda a: binary(a["binary"])),
             winners=winners,
         )
 
     def post(self) -> PostPredictions | None:
-        answer = self._answer("post", None)
-        return PostPredictions.from_answer(answer) if answer is not None else None
+        return _read(self.get("post", None), PostPredictions.from_answer)
+
+
+def _read(record: CallRecord | None, build: Callable[[dict[str, Any]], T]) -> T | None:
+    """A call's answer as `build` reads it; None where the call has no usable answer."""
+    answer = record.prediction if record is not None else None
+    return build(answer) if answer is not None else None

@@ -92,14 +92,17 @@ TOPIC_BLOCK = "<conversation>\n<topic>{topic}</topic>\n"
 PARTICIPANT_BLOCK = '<participant turn="{turn}">\n{text}\n</participant>\n'
 ASSISTANT_BLOCK = '<assistant turn="{turn}">\n{text}\n</assistant>\n'
 END = "</conversation>\n\n"
-"""Every call's own text opens by closing the conversation its blocks left open."""
 SHAPE_HEAD = "Reply with JSON of this shape:\n"
-"""Every structured call's text ends with this and the answer's shape (schemas.shape_of)."""
-_SHAPE = SHAPE_HEAD + "{shape}"
 
-EMOTION_TASK = (
-    END
-    + """\
+
+def _task(text: str) -> str:
+    """A structured call's own text: it opens by closing the conversation its blocks left open
+    and ends with SHAPE_HEAD and the answer's shape (schemas.shape_of)."""
+    return END + text + SHAPE_HEAD + "{shape}"
+
+
+EMOTION_TASK = _task(
+    """\
 The assistant's reply in turn {turn} is the last message above.
 
 Question 1 (mood shift). After this exchange, did the participant's mood shift? In "mood_shift", \
@@ -112,12 +115,10 @@ this?) with "yes", "no" or "na" (not applicable here).
 {questions}
 
 """
-    + _SHAPE
 )
 
-BINARY_HP_TASK = (
-    END
-    + """\
+BINARY_HP_TASK = _task(
+    """\
 The assistant's reply in turn {turn} is the last message above.
 
 Now answer as the participant, in the first person: "you" and "your message" below mean the \
@@ -127,12 +128,10 @@ this?) with "yes", "no" or "na" (not applicable here).
 {questions}
 
 """
-    + _SHAPE
 )
 
-PAIRWISE_TASK = (
-    END
-    + """\
+PAIRWISE_TASK = _task(
+    """\
 Here are three possible replies to the participant's message in turn {turn}, in no particular \
 order:
 {responses}
@@ -142,12 +141,10 @@ own point of view.
 {comparisons}
 
 """
-    + _SHAPE
 )
 
-POST_TASK = (
-    END
-    + """\
+POST_TASK = _task(
+    """\
 The conversation has ended. Predict the participant's own answers to the questionnaire they filled \
 in right after it.
 
@@ -169,12 +166,10 @@ emotional intelligence:
 {branches}
 
 """
-    + _SHAPE
 )
 
-JUDGE_TASK = (
-    END
-    + """\
+JUDGE_TASK = _task(
+    """\
 The draft reply to the participant's message in turn {turn}:
 <draft>
 {draft}
@@ -192,7 +187,6 @@ below, answer "yes", "no" or "na" about the DRAFT reply (read "the response" as 
 {questions}
 
 """
-    + _SHAPE
 )
 
 REPAIR = """\

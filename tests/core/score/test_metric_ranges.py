@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from attunebench_inspect.data import load_codebook
 from attunebench_inspect.data._panas import PANAS_ITEMS
-from attunebench_inspect.data._split import comparison_key
+from attunebench_inspect.data._split import GroundTruth, comparison_key
 from attunebench_inspect.instruments.profile._catalog import PROFILE_METRICS
 from attunebench_inspect.instruments.profile._fields import PROFILE_FIELDS
 from attunebench_inspect.instruments.profile._metrics import ProfileInputs
@@ -117,13 +117,18 @@ def posts(draw: st.DrawFn) -> PostInputs:
     }
     return PostInputs(
         post=draw(st.none() | st.just(PostPredictions.from_answer(answer))),
-        pre_panas=draw(panas),
-        post_panas=draw(panas),
-        q1_looking_for=draw(st.lists(st.sampled_from(CODEBOOK.q1_options), unique=True)),
-        q2_emotion_clarity=draw(st.sampled_from(CODEBOOK.q2_options)),
-        q3_model_fit=draw(st.sampled_from(CODEBOOK.q3_options)),
-        q3_follow_up=draw(st.lists(entries, max_size=4)),
-        four_branch={b: draw(ratings) for b in BRANCHES},
+        truth=GroundTruth(
+            conversation_id="c",
+            om_model="m",
+            turns=[],
+            pre_panas=draw(panas),
+            post_panas=draw(panas),
+            q1_looking_for=draw(st.lists(st.sampled_from(CODEBOOK.q1_options), unique=True)),
+            q2_emotion_clarity=draw(st.sampled_from(CODEBOOK.q2_options)),
+            q3_model_fit=draw(st.sampled_from(CODEBOOK.q3_options)),
+            q3_follow_up=draw(st.lists(entries, max_size=4)),
+            four_branch={b: draw(ratings) for b in BRANCHES},
+        ),
         q3_options=CODEBOOK.q3_options,
     )
 
