@@ -27,7 +27,6 @@ from inspect_ai.scorer import (
     stderr,
 )
 from inspect_ai.solver import TaskState
-from inspect_ai.util import collect
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from .._parameters import told
@@ -38,6 +37,7 @@ from ..data._split import VisibleTurn
 from ..solve import JUDGE_ROLE, MODES, judge_bound, judge_draft, read_walk
 from ..solve._call_record import CallRecord
 from ..solve._predictions import Walk
+from ..solve._solver import concurrently
 from ..solve._transport import ProviderReplyError
 from . import _metrics as metrics
 from . import _similarity as similarity
@@ -349,16 +349,21 @@ def draft_rejudge(
         conv = visible_of(state.metadata)
         walk = read_walk(state.store)
 
-        async def judge_turn(turn: VisibleTurn) -> CallRecord | None:
-            draft = walk.turn(turn.turn_number).draft
-            return await judge_draft(model, conv, turn, draft, book) if draft is not None else None
+        done: dict[int, CallRecord] = {}
 
+        async def judge_turn(turn: VisibleTurn) -> None:
+            draft = walk.turn(turn.turn_number).draft
+            if draft is not None:
+                done[turn.turn_number] = await judge_draft(model, conv, turn, draft, book)
+
+        # `concurrently`, not Inspect's `collect`: two turns' judge calls failing at once reach
+        # here as one ProviderReplyError, not as an exception group past this handler.
         try:
-            done = await collect(*(judge_turn(t) for t in conv.turns))
+            await concurrently(*(judge_turn(t) for t in conv.turns))
         except ProviderReplyError as ex:
             with told():
                 raise InputError(JUDGE_FAILED.format(id=state.sample_id, fault=ex.fault)) from None
-        judged = [r for r in done if r]
+        judged = [done[t.turn_number] for t in conv.turns if t.turn_number in done]
         # The walk as if the later judge had been its only judge.
         later = Walk(
             {JUDGE_ROLE: str(model)},

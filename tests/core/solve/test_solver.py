@@ -5,20 +5,22 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig
-from inspect_ai.util import Store
+from inspect_ai.util import Store, collect
 
 from attunebench_inspect import attunebench
 from attunebench_inspect.data._samples import visible_of
 from attunebench_inspect.solve import MODES, read_walk
 from attunebench_inspect.solve._prompts import JUDGE_SYSTEM
+from attunebench_inspect.solve._solver import concurrently
 from tests.canaries import (
     CANARIES,
     every_label_changed,
@@ -241,3 +243,20 @@ def test_pairwise_order_is_seeded(small_dataset: Callable[[int], Path]) -> None:
     assert labels != [
         other[k]["context"]["labels"] for k in sorted(other) if k.startswith("pairwise")
     ]
+
+
+def test_calls_failing_at_once_raise_one_error_not_a_group() -> None:
+    """Inspect's `collect` wraps two failures of the same moment in an exception group, which
+    slips past an `except ProviderReplyError` (score/_scorers.py's re-judge met it under load);
+    `concurrently` raises the first failure as itself."""
+
+    async def fails(turn: int) -> None:
+        raise ValueError(f"turn {turn}")
+
+    async def both(gather: Callable[..., Awaitable[object]]) -> None:
+        await gather(fails(1), fails(2))
+
+    with pytest.raises(BaseExceptionGroup):
+        anyio.run(both, collect)
+    with pytest.raises(ValueError, match=r"^turn [12]$"):
+        anyio.run(both, concurrently)
