@@ -12,6 +12,7 @@ import asyncio
 import json
 import math
 import random
+import re
 import shutil
 import sys
 import uuid
@@ -270,6 +271,26 @@ def test_the_decoy_test_reads_real_ids_ranked_first() -> None:
     assert cleared.reading == NOT_SUSPECTED
     assert (cleared.published, cleared.control, cleared.controls) == (8.5, DECOYS / 2, DECOYS)
     assert cleared.p_value == pytest.approx(rank_sum_p([10, 7]))
+
+
+def _copier(prompt: str) -> list[tuple[str, float]]:
+    """A model that read no file and copies its context: a token (a word or a sign) it has seen
+    is likely."""
+    said = re.findall(r"\w+|\W", prompt)
+    return [(t, math.log(0.9 if t in said[:i] else 0.01)) for i, t in enumerate(said)]
+
+
+def test_the_decoy_test_clears_a_model_that_copies_a_window_naming_its_id_twice() -> None:
+    """A null with structure: data whose document names its ID again below the top (the
+    published files do not; the format allows it) and a model that merely copies what it saw."""
+    found = []
+    for n in range(10):
+        real = decoy_ids(ID, seed=n)[0]
+        window = f'{{\n  "conversationId": "{real}",\n  "note": "about {real}",\n  "text": "hi"\n'
+        sums = shared_suffix([_copier(p) for p in decoy_prompts(window, real, decoy_ids(real, 0))])
+        above = sum(d >= sums[0] for d in sums[1:])
+        found.append(ConversationLikelihood(real, decoys_above=above, canary=ALIGNED))
+    assert decide_likelihood(found, False, "llamacpp").reading == NOT_SUSPECTED
 
 
 @pytest.mark.parametrize(

@@ -333,8 +333,10 @@ def decoy_window(conv: VisibleConversation) -> str:
 
 
 def decoy_prompts(window: str, real: str, ids: Sequence[str]) -> list[str]:
-    """The window under its real ID first, then under each of `ids` (`decoy_ids`)."""
-    return [window.replace(real, i, 1) for i in [real, *ids]]
+    """The window under its real ID first, then under each of `ids` (`decoy_ids`). Every
+    occurrence is replaced: a window that names its ID twice, under a decoy at the top and the
+    real ID below, would rank the real ID first for any model that copies what it has seen."""
+    return [window.replace(real, i) for i in [real, *ids]]
 
 
 def shared_suffix(responses: Sequence[Sequence[tuple[str, float]]]) -> list[float]:
