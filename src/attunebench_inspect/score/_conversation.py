@@ -2,8 +2,8 @@
 turn-level one as the mean over the turns where it is defined); and what a person reads in `inspect
 view` for it: the model's predictions beside the participant's own labels, turn by turn, and the
 Composite they add up to (the Composite scorer's `answer` and `explanation`). Pure: which metrics
-exist, and how each is computed, is the catalog's business; this module only assembles their
-inputs."""
+exist, and how each is computed, is the catalog's business; this module assembles their inputs
+and lays out what `inspect view` shows of them."""
 
 from __future__ import annotations
 

@@ -368,7 +368,7 @@ def draft_rejudge(
         later = Walk(
             {JUDGE_ROLE: str(model)},
             walk.records,
-            {(JUDGE_ROLE, r.turn): r for r in judged if r.turn is not None},
+            {(JUDGE_ROLE, n): r for n, r in done.items()},
         )
         scores = score_conversation(truth_of(state.metadata), later, q3_options=book.q3_options)
         return Score(

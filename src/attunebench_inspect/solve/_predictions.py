@@ -136,13 +136,15 @@ class Walk:
 
     def turn(self, turn: int) -> TurnPredictions:
         pairwise = self.get("pairwise", turn)
-        winners = None
-        if pairwise is not None and pairwise.prediction is not None:
-            # The call's label -> source mapping and comparison id -> key.
-            labels, keys = pairwise.context["labels"], pairwise.context["comparisons"]
-            winners = {
-                keys[c]: labels[choice["winner"]] for c, choice in pairwise.prediction.items()
-            }
+        # The call's label -> source mapping and comparison id -> key.
+        context = pairwise.context if pairwise is not None else {}
+        winners = _read(
+            pairwise,
+            lambda a: {
+                context["comparisons"][c]: context["labels"][choice["winner"]]
+                for c, choice in a.items()
+            },
+        )
         return TurnPredictions(
             turn=turn,
             draft=_read(self.get("draft", turn), lambda a: str(a["text"])),

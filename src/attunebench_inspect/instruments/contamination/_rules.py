@@ -303,7 +303,8 @@ def guided_above_general(guided: Sequence[float], general: Sequence[float]) -> f
     if not guided:
         return math.nan
     # Equal completions score equal floats; rounding keeps sums of rounding error out of ranks.
-    difference = np.round(np.asarray(guided, float) - np.asarray(general, float), 12)
+    pairs = [g - h for g, h in zip(guided, general, strict=True)]
+    difference = np.round(np.asarray(pairs, float), 12)
     if not difference.any():
         return 1.0
     if difference.size == 1:
